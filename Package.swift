@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "rotationd",
+    products: [
+        .executable(name: "rotationd", targets: ["rotationd"]),
+        .executable(name: "rotwatch", targets: ["rotwatch"]),
+        .library(name: "RotationEngine", targets: ["RotationEngine"]),
+        .library(name: "RotationClient", targets: ["RotationClient"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CIIO",
+            pkgConfig: "libiio",
+            providers: [.apt(["libiio-dev"])]
+        ),
+        .systemLibrary(
+            name: "CUDev",
+            pkgConfig: "libudev",
+            providers: [.apt(["libudev-dev"])]
+        ),
+        .target(name: "RotationEngine", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "RotationSensors", dependencies: ["RotationEngine", "CIIO", "CUDev"]),
+        .target(name: "RotationService", dependencies: ["RotationEngine"]),
+        .target(name: "RotationClient", dependencies: ["RotationEngine"]),
+        .executableTarget(name: "rotationd", dependencies: ["RotationEngine", "RotationSensors", "RotationService"]),
+        .executableTarget(name: "rotwatch", dependencies: ["RotationEngine", "RotationClient"]),
+        .testTarget(name: "RotationEngineTests", dependencies: ["RotationEngine"]),
+        .testTarget(name: "RotationSensorsTests", dependencies: ["RotationEngine", "RotationSensors"]),
+        .testTarget(name: "RotationServiceTests", dependencies: ["RotationEngine", "RotationClient"]),
+    ]
+)

@@ -1,0 +1,67 @@
+/// Whether the service currently has a working sensor.
+public enum SensorStatus: String, Sendable, Hashable {
+    /// Samples are arriving.
+    case ok
+    /// The sensor went away or failed; the last rotation is held until it returns.
+    case lost
+    /// No sensor has been found yet.
+    case none
+}
+
+/// The `state` message: the full published state after a change, or on request.
+public struct StateEvent: Sendable, Hashable {
+    /// Increases by one for every event within one run of the service.
+    public var seq: Int
+    /// Monotonic seconds (trace seconds in a replay) of the sample that caused the change.
+    public var time: Double
+    /// The engine's state.
+    public var state: DeviceState
+    /// The configured cameras; their capture angles follow from `state.rotation`.
+    public var cameras: [Camera]
+    /// The sensor's status.
+    public var sensor: SensorStatus
+    /// How many events this subscriber did not receive before this one, because it read too slowly.
+    public var missed: Int
+
+    /// Creates a state event.
+    public init(seq: Int, time: Double, state: DeviceState, cameras: [Camera], sensor: SensorStatus = .ok, missed: Int = 0) {
+        self.seq = seq
+        self.time = time
+        self.state = state
+        self.cameras = cameras
+        self.sensor = sensor
+        self.missed = missed
+    }
+
+    /// The message as one JSON line, without the trailing newline.
+    public var jsonLine: String {
+        var w = JSONWriter()
+        w.add("type", "state")
+        w.add("seq", seq)
+        w.add("t", time, decimals: 4)
+        w.add("rotation", state.rotation?.degrees)
+        w.add("orientation", state.rotation?.name)
+        w.add("tilt", state.tilt?.name)
+        w.add("flat", state.flat)
+        w.add("inputs", state.inputs.rawValue)
+        w.add("sensor", sensor.rawValue)
+        w.addRaw("cameras", StateEvent.camerasJSON(cameras, rotation: state.rotation))
+        if missed > 0 { w.add("missed", missed) }
+        return w.object
+    }
+
+    /// The cameras as a JSON array, each with its capture angle (`null` while the rotation is unknown).
+    public static func camerasJSON(_ cameras: [Camera], rotation: Rotation?) -> String {
+        var out = "["
+        for (i, cam) in cameras.enumerated() {
+            if i > 0 { out += "," }
+            var w = JSONWriter()
+            w.add("name", cam.name)
+            w.add("facing", cam.facing.rawValue)
+            w.add("mount", cam.mount)
+            w.add("capture", rotation.map { cam.captureAngle(for: $0) })
+            out += w.object
+        }
+        return out + "]"
+    }
+}

@@ -1,0 +1,16 @@
+/// One calibrated sensor reading, the engine's only input.
+public struct Sample: Sendable, Hashable {
+    /// Monotonic time in seconds. Only differences matter; the origin is arbitrary.
+    public var time: Double
+    /// Proper acceleration in m/s², in the device frame (upright reads about (0, −g, 0)).
+    public var acceleration: Vector3
+    /// Angular velocity in rad/s in the same frame (right-hand rule), when a gyroscope delivered one.
+    public var angularVelocity: Vector3?
+
+    /// Creates a sample.
+    public init(time: Double, acceleration: Vector3, angularVelocity: Vector3? = nil) {
+        self.time = time
+        self.acceleration = acceleration
+        self.angularVelocity = angularVelocity
+    }
+}

@@ -1,0 +1,66 @@
+import RotationEngine
+
+/// A command-line mistake, with the fix.
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// What `rotationd` was asked to do.
+struct Options {
+    var replay: String?
+    var realtime = false
+    var noGyro = false
+    var help = false
+    var cameras: [Camera] = []
+    var configuration = EngineConfiguration.default
+
+    static let usage = """
+    usage: rotationd [options]
+
+    Publishes the device rotation and per-camera capture angles from the display accelerometer.
+
+      --replay FILE.csv     run the engine over a recorded trace and print the JSON lines it would publish
+      --realtime            with --replay: pace samples by their timestamps instead of running flat out
+      --no-gyro             ignore gyroscope input, use the accelerometer alone
+      --camera NAME:FACING:MOUNT
+                            configure a camera (FACING is front, back or external; MOUNT in degrees);
+                            repeat for each; the default is front:front:90 and back:back:90
+      -h, --help            show this help
+
+    Exit status: 0 on success, 2 on bad arguments or a malformed trace.
+    """
+
+    static func parse(_ args: [String]) throws(UsageError) -> Options {
+        var o = Options()
+        var i = 0
+        func value(_ flag: String) throws(UsageError) -> String {
+            i += 1
+            guard i < args.count else { throw UsageError(description: "\(flag) needs a value; see --help") }
+            return args[i]
+        }
+        while i < args.count {
+            let a = args[i]
+            switch a {
+            case "--replay": o.replay = try value(a)
+            case "--realtime": o.realtime = true
+            case "--no-gyro": o.noGyro = true
+            case "--camera": o.cameras.append(try parseCamera(try value(a)))
+            case "-h", "--help": o.help = true
+            default: throw UsageError(description: "unknown option \(a); see --help")
+            }
+            i += 1
+        }
+        if o.cameras.isEmpty { o.cameras = Camera.defaults }
+        return o
+    }
+
+    static func parseCamera(_ s: String) throws(UsageError) -> Camera {
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty,
+              let facing = CameraFacing(rawValue: String(parts[1])),
+              let mount = Int(parts[2]), mount % 90 == 0 else {
+            throw UsageError(description: "--camera \(s): expected NAME:FACING:MOUNT, FACING one of front, back, external, MOUNT a multiple of 90 such as front:front:270")
+        }
+        return Camera(name: String(parts[0]), facing: facing, mount: mount)
+    }
+}
