@@ -26,6 +26,7 @@ let package = Package(
         .target(name: "RotationClient", dependencies: ["RotationEngine"]),
         .executableTarget(name: "rotationd", dependencies: ["RotationEngine", "RotationSensors", "RotationService"]),
         .executableTarget(name: "rotwatch", dependencies: ["RotationEngine", "RotationClient"]),
+        .executableTarget(name: "engine-bench", dependencies: ["RotationEngine"]),
         .testTarget(name: "RotationEngineTests", dependencies: ["RotationEngine"]),
         .testTarget(name: "RotationSensorsTests", dependencies: ["RotationEngine", "RotationSensors"]),
         .testTarget(name: "RotationServiceTests", dependencies: ["RotationEngine", "RotationClient"]),

@@ -1,0 +1,2 @@
+import RotationEngine
+print("engine-bench: pending")
