@@ -1,30 +1,38 @@
 /// Every threshold of the orientation filter, each with a documented default.
 ///
-/// `Docs/algorithm.md` explains why each exists. Angles are in degrees, times in seconds, accelerations in m/s².
+/// `Docs/algorithm.md` explains why each exists and how its default was chosen. Angles are in degrees, times in
+/// seconds, angular rates in degrees per second, accelerations in m/s². Each value can also be set by its name
+/// (the property name) through `set(_:to:)`, which `rotationd --set NAME=VALUE` uses.
 public struct EngineConfiguration: Sendable, Hashable {
     /// Standard gravity, the magnitude a device at rest reads.
     public var gravity: Double = 9.80665
 
-    /// Time constant of the low-pass filter that estimates gravity from the accelerometer.
-    public var smoothingTime: Double = 0.03
+    /// Time constant of the low-pass filter that estimates gravity from the accelerometer alone.
+    public var smoothingTime: Double = 0.02
 
     /// Largest relative departure of |a| from g for a sample still to count as "at rest" (0.25 = ±25 %).
     public var motionTolerance: Double = 0.25
-    /// How long after the last out-of-tolerance sample the rotation stays frozen.
+    /// How long after the last out-of-tolerance sample the rotation, the tilt and the flat flag stay frozen.
     public var motionHoldoff: Double = 0.25
 
     /// Elevation of gravity out of the screen plane above which the device becomes flat.
-    public var flatEnterAngle: Double = 70
+    public var flatEnterAngle: Double = 75
     /// Elevation below which a flat device stops being flat. Lower than `flatEnterAngle`: hysteresis.
-    public var flatExitAngle: Double = 60
+    public var flatExitAngle: Double = 65
     /// Elevation within which the screen counts as vertical, for the tilt class.
     public var verticalLimit: Double = 20
 
     /// Degrees past the 45° diagonal the in-plane angle must go before a new quadrant can win.
-    public var boundaryHysteresis: Double = 12
+    public var boundaryHysteresis: Double = 15
 
-    /// How long a new quadrant must be held, uninterrupted, before it is published.
-    public var dwellTime: Double = 0.12
+    /// How long a new quadrant must be proposed, uninterrupted, before it can be published.
+    public var dwellTime: Double = 0.06
+    /// Turn rate in the screen plane below which the device counts as settled.
+    public var settleRate: Double = 100
+    /// How long the device must have been settled before a new quadrant is published.
+    public var settleTime: Double = 0.03
+    /// Time constant of the low-pass filter on the measured turn rate.
+    public var rateSmoothingTime: Double = 0.03
 
     /// A gap between samples longer than this restarts the filter from scratch.
     public var maxGap: Double = 1.0
@@ -34,4 +42,97 @@ public struct EngineConfiguration: Sendable, Hashable {
 
     /// Creates the default configuration.
     public init() {}
+
+    /// One named threshold: its name, a one-line meaning with its unit, and where it lives.
+    public struct Parameter: Sendable {
+        /// The name `set(_:to:)` and `rotationd --set` accept: the property's name.
+        public let name: String
+        /// What the value means, with its unit.
+        public let summary: String
+        /// Reads the value.
+        public let get: @Sendable (EngineConfiguration) -> Double
+        /// Writes the value.
+        public let set: @Sendable (inout EngineConfiguration, Double) -> Void
+    }
+
+    /// Every settable threshold, in the order `Docs/algorithm.md` explains them.
+    public static let parameters: [Parameter] = [
+        Parameter(name: "gravity", summary: "standard gravity, m/s²",
+                  get: { $0.gravity }, set: { $0.gravity = $1 }),
+        Parameter(name: "smoothingTime", summary: "accelerometer low-pass time constant, s",
+                  get: { $0.smoothingTime }, set: { $0.smoothingTime = $1 }),
+        Parameter(name: "motionTolerance", summary: "largest relative | |a| − g | / g still at rest",
+                  get: { $0.motionTolerance }, set: { $0.motionTolerance = $1 }),
+        Parameter(name: "motionHoldoff", summary: "freeze after the last out-of-tolerance sample, s",
+                  get: { $0.motionHoldoff }, set: { $0.motionHoldoff = $1 }),
+        Parameter(name: "flatEnterAngle", summary: "elevation above which the device is flat, degrees",
+                  get: { $0.flatEnterAngle }, set: { $0.flatEnterAngle = $1 }),
+        Parameter(name: "flatExitAngle", summary: "elevation below which it is no longer flat, degrees",
+                  get: { $0.flatExitAngle }, set: { $0.flatExitAngle = $1 }),
+        Parameter(name: "verticalLimit", summary: "elevation within which the tilt class is vertical, degrees",
+                  get: { $0.verticalLimit }, set: { $0.verticalLimit = $1 }),
+        Parameter(name: "boundaryHysteresis", summary: "degrees past a 45° diagonal before a new quadrant wins",
+                  get: { $0.boundaryHysteresis }, set: { $0.boundaryHysteresis = $1 }),
+        Parameter(name: "dwellTime", summary: "how long a new quadrant must be proposed, s",
+                  get: { $0.dwellTime }, set: { $0.dwellTime = $1 }),
+        Parameter(name: "settleRate", summary: "turn rate below which the device is settled, degrees/s",
+                  get: { $0.settleRate }, set: { $0.settleRate = $1 }),
+        Parameter(name: "settleTime", summary: "how long it must be settled before a change, s",
+                  get: { $0.settleTime }, set: { $0.settleTime = $1 }),
+        Parameter(name: "rateSmoothingTime", summary: "turn-rate low-pass time constant, s",
+                  get: { $0.rateSmoothingTime }, set: { $0.rateSmoothingTime = $1 }),
+        Parameter(name: "maxGap", summary: "a longer gap between samples restarts the filter, s",
+                  get: { $0.maxGap }, set: { $0.maxGap = $1 }),
+    ]
+
+    /// The names `set(_:to:)` accepts, comma-separated, for error messages and help.
+    public static var parameterNames: String {
+        var out = ""
+        for p in parameters {
+            if !out.isEmpty { out += ", " }
+            out += p.name
+        }
+        return out
+    }
+
+    /// The value of the threshold called `name`, or nil when there is none by that name.
+    public func value(of name: String) -> Double? {
+        for p in EngineConfiguration.parameters where p.name == name { return p.get(self) }
+        return nil
+    }
+
+    /// Sets the threshold called `name` to `value`.
+    ///
+    /// - Throws: `ConfigurationError` when no threshold has that name, or the value is not a finite number
+    ///   that is zero or more.
+    public mutating func set(_ name: String, to value: Double) throws(ConfigurationError) {
+        guard let p = EngineConfiguration.parameters.first(where: { $0.name == name }) else {
+            throw ConfigurationError(reason: "no threshold is called \"\(name)\"; valid names: \(EngineConfiguration.parameterNames)")
+        }
+        guard value.isFinite, value >= 0 else {
+            throw ConfigurationError(reason: "\(name) must be a finite number ≥ 0 (\(p.summary)); got \(value)")
+        }
+        p.set(&self, value)
+    }
+
+    /// Checks that the thresholds fit together; returns the first problem found, or nil.
+    public func validate() -> ConfigurationError? {
+        for p in EngineConfiguration.parameters {
+            let v = p.get(self)
+            if !v.isFinite || v < 0 {
+                return ConfigurationError(reason: "\(p.name) must be a finite number ≥ 0 (\(p.summary)); got \(v)")
+            }
+        }
+        if gravity <= 0 { return ConfigurationError(reason: "gravity must be more than 0; the default is 9.80665") }
+        if flatExitAngle > flatEnterAngle {
+            return ConfigurationError(reason: "flatExitAngle (\(flatExitAngle)) must not exceed flatEnterAngle (\(flatEnterAngle)); make the exit angle the lower one")
+        }
+        if flatEnterAngle > 90 {
+            return ConfigurationError(reason: "flatEnterAngle must be at most 90 degrees; got \(flatEnterAngle)")
+        }
+        if boundaryHysteresis >= 45 {
+            return ConfigurationError(reason: "boundaryHysteresis must be below 45 degrees, or no quadrant could ever win; got \(boundaryHysteresis)")
+        }
+        return nil
+    }
 }

@@ -1,16 +1,29 @@
 /// Turns calibrated samples into a device rotation, a tilt class and a flat flag.
 ///
 /// The engine is a value with no I/O and no clock of its own: replay, live input and tests drive the same
-/// code by calling `process(_:)` with samples in time order.
+/// code by calling `process(_:)` with samples in time order. `Docs/algorithm.md` describes the rules.
+///
+/// Each sample goes through these stages:
+/// 1. Bad samples (a NaN, infinite or zero acceleration, a time that is not finite or runs backwards) are
+///    dropped. A gap longer than `maxGap` restarts the filter.
+/// 2. Gravity is estimated by a low-pass filter, and the angular speed of its direction is measured.
+/// 3. While |a| is far from g (shaking, a bump, a swing) everything is frozen for `motionHoldoff`.
+/// 4. The elevation of gravity out of the screen plane gives the flat flag (with hysteresis) and the tilt class.
+/// 5. While not flat, the in-plane direction of gravity proposes a quadrant, with hysteresis around the
+///    diagonals. A new quadrant is published once it has been proposed for `dwellTime` and the device has
+///    been settled (turning slower than `settleRate`) for `settleTime`.
 public struct OrientationEngine: Sendable {
     /// The thresholds in force.
     public let configuration: EngineConfiguration
     /// The state last published.
     public private(set) var state: DeviceState = .initial
 
-    private var gravity: Vector3 = .zero
+    private let limits: Limits
+    private var lowPass = AccelerometerGravity()
+    private var meter = TurnRateMeter()
     private var lastTime: Double = -.infinity
     private var started = false
+    private var published = false
     private var motionUntil: Double = -.infinity
     private var candidate: Rotation?
     private var candidateSince: Double = 0
@@ -18,59 +31,74 @@ public struct OrientationEngine: Sendable {
     /// Creates an engine with the given thresholds.
     public init(configuration: EngineConfiguration = .default) {
         self.configuration = configuration
+        self.limits = Limits(configuration)
     }
 
     /// Feeds one sample; returns the new state when the published state changed, else nil.
     ///
-    /// A sample with a NaN, infinite or zero acceleration, or a time that runs backwards, is ignored and
-    /// changes nothing.
+    /// A sample with a NaN, infinite or zero acceleration, or a time that is not finite or runs backwards,
+    /// is ignored and changes nothing.
     public mutating func process(_ sample: Sample) -> DeviceState? {
         let a = sample.acceleration
-        guard a.isUsable, sample.time.isFinite else { return nil }
+        let t = sample.time
+        guard a.isUsable, t.isFinite else { return nil }
         let c = configuration
-        let dt = sample.time - lastTime
+        let dt = t - lastTime
         if started && dt < 0 { return nil }
         if !started || dt > c.maxGap {
-            restart(with: sample)
+            restart(with: a)
         } else {
-            let alpha = dt / (c.smoothingTime + dt)
-            gravity = gravity + (a - gravity) * alpha
+            lowPass.update(a, dt: dt, timeConstant: c.smoothingTime)
         }
-        lastTime = sample.time
+        lastTime = t
+        let f = lowPass.gravity
+        meter.update(cosA: -f.y, sinA: f.x, time: t, dt: dt, timeConstant: c.rateSmoothingTime, limit: c.settleRate)
 
-        let g = a.length
-        if abs(g - c.gravity) > c.motionTolerance * c.gravity { motionUntil = sample.time + c.motionHoldoff }
+        let magnitude = a.length
+        if magnitude > limits.maxMagnitude || magnitude < limits.minMagnitude {
+            motionUntil = t + c.motionHoldoff
+            candidate = nil
+        }
+        // While moving, the reading is not gravity: hold everything.
+        guard t >= motionUntil else { return nil }
 
+        let length = f.length
+        guard length > 0 else { return nil }
         var next = state
-        let f = gravity
-        let inPlane = (f.x * f.x + f.y * f.y).squareRoot()
-        let elevation = Angles.atan2Degrees(f.z, inPlane)
-
+        // Sine of the elevation of gravity out of the screen plane: +1 face up, −1 face down.
+        let sinElevation = f.z / length
+        let absSin = abs(sinElevation)
         if state.flat {
-            if abs(elevation) < c.flatExitAngle { next.flat = false }
-        } else if abs(elevation) > c.flatEnterAngle {
+            if absSin < limits.sinFlatExit { next.flat = false }
+        } else if absSin > limits.sinFlatEnter {
             next.flat = true
         }
-        next.tilt = tiltClass(elevation: elevation, flat: next.flat)
+        next.tilt = tilt(sinElevation: sinElevation, flat: next.flat)
 
-        if next.flat || sample.time < motionUntil {
+        if next.flat {
+            candidate = nil
+        } else if !published {
+            // The first decision needs no time rule: there is nothing yet it could wrongly replace.
+            next.rotation = nearestQuadrant(f)
             candidate = nil
         } else {
-            // Clockwise angle of the device from upright: upright (0, −g) is 0°, left edge up (+g, 0) is 90°.
-            let angle = Angles.atan2Degrees(f.x, -f.y)
-            let proposal = quadrant(angle: angle, current: state.rotation)
+            let proposal = quadrant(f, current: state.rotation)
             if proposal == state.rotation {
                 candidate = nil
-            } else if proposal != candidate {
-                candidate = proposal
-                candidateSince = sample.time
-            } else if sample.time - candidateSince >= c.dwellTime {
-                next.rotation = proposal
-                candidate = nil
+            } else {
+                if proposal != candidate {
+                    candidate = proposal
+                    candidateSince = t
+                }
+                if t - candidateSince >= c.dwellTime, abs(meter.rate) < c.settleRate, t - meter.lastFastTime >= c.settleTime {
+                    next.rotation = proposal
+                    candidate = nil
+                }
             }
         }
         guard next != state else { return nil }
         state = next
+        published = true
         return next
     }
 
@@ -81,25 +109,62 @@ public struct OrientationEngine: Sendable {
         motionUntil = -.infinity
     }
 
-    private mutating func restart(with sample: Sample) {
+    private mutating func restart(with a: Vector3) {
         started = true
-        gravity = sample.acceleration
+        lowPass.reset(to: a)
+        meter.reset()
         candidate = nil
         motionUntil = -.infinity
     }
 
-    /// The quadrant for `angle`, keeping `current` until the angle is `boundaryHysteresis` past its diagonal.
-    private func quadrant(angle: Double, current: Rotation?) -> Rotation {
-        if let current, Angles.distance(angle, Double(current.degrees)) <= 45 + configuration.boundaryHysteresis {
-            return current
-        }
-        let q = Int(((angle + 45).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) / 90)
-        return Rotation(degrees: q * 90) ?? .normal
+    /// The quadrant gravity points into, ignoring the current rotation.
+    private func nearestQuadrant(_ f: Vector3) -> Rotation {
+        // In-plane direction as (cos, sin) of the clockwise angle from upright: upright (0, −g) is 0°,
+        // left edge up (+g, 0) is 90°.
+        let cosA = -f.y, sinA = f.x
+        if abs(cosA) >= abs(sinA) { return cosA >= 0 ? .normal : .bottomUp }
+        return sinA >= 0 ? .leftUp : .rightUp
     }
 
-    private func tiltClass(elevation: Double, flat: Bool) -> Tilt {
-        if flat { return elevation >= 0 ? .faceUp : .faceDown }
-        if abs(elevation) <= configuration.verticalLimit { return .vertical }
-        return elevation > 0 ? .tiltedUp : .tiltedDown
+    /// The quadrant for the in-plane direction of `f`, keeping `current` until the direction is
+    /// `boundaryHysteresis` past the diagonal.
+    private func quadrant(_ f: Vector3, current: Rotation?) -> Rotation {
+        guard let current else { return nearestQuadrant(f) }
+        let cosA = -f.y, sinA = f.x
+        let inPlane = (cosA * cosA + sinA * sinA).squareRoot()
+        let along: Double
+        switch current {
+        case .normal: along = cosA
+        case .leftUp: along = sinA
+        case .bottomUp: along = -cosA
+        case .rightUp: along = -sinA
+        }
+        if along >= limits.cosKeep * inPlane { return current }
+        return nearestQuadrant(f)
+    }
+
+    private func tilt(sinElevation: Double, flat: Bool) -> Tilt {
+        if flat { return sinElevation >= 0 ? .faceUp : .faceDown }
+        if abs(sinElevation) <= limits.sinVertical { return .vertical }
+        return sinElevation > 0 ? .tiltedUp : .tiltedDown
+    }
+
+    /// The configured angles turned into the sines and cosines the per-sample tests compare against.
+    private struct Limits: Sendable {
+        let sinFlatEnter: Double
+        let sinFlatExit: Double
+        let sinVertical: Double
+        let cosKeep: Double
+        let minMagnitude: Double
+        let maxMagnitude: Double
+
+        init(_ c: EngineConfiguration) {
+            sinFlatEnter = Angles.sinDegrees(c.flatEnterAngle)
+            sinFlatExit = Angles.sinDegrees(c.flatExitAngle)
+            sinVertical = Angles.sinDegrees(c.verticalLimit)
+            cosKeep = Angles.cosDegrees(45 + c.boundaryHysteresis)
+            minMagnitude = c.gravity * (1 - c.motionTolerance)
+            maxMagnitude = c.gravity * (1 + c.motionTolerance)
+        }
     }
 }

@@ -25,6 +25,8 @@ struct Options {
       --camera NAME:FACING:MOUNT
                             configure a camera (FACING is front, back or external; MOUNT in degrees);
                             repeat for each; the default is front:front:90 and back:back:90
+      --set NAME=VALUE      set one filter threshold by name (repeatable); see Docs/algorithm.md
+                            for the names, their meaning and defaults
       -h, --help            show this help
 
     Exit status: 0 on success, 2 on bad arguments or a malformed trace.
@@ -45,13 +47,25 @@ struct Options {
             case "--realtime": o.realtime = true
             case "--no-gyro": o.noGyro = true
             case "--camera": o.cameras.append(try parseCamera(try value(a)))
+            case "--set": try parseSetting(try value(a), into: &o.configuration)
             case "-h", "--help": o.help = true
             default: throw UsageError(description: "unknown option \(a); see --help")
             }
             i += 1
         }
         if o.cameras.isEmpty { o.cameras = Camera.defaults }
+        if let problem = o.configuration.validate() { throw UsageError(description: "--set: \(problem)") }
         return o
+    }
+
+    static func parseSetting(_ s: String, into configuration: inout EngineConfiguration) throws(UsageError) {
+        let parts = s.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let v = Double(parts[1]) else {
+            throw UsageError(description: "--set \(s): expected NAME=VALUE such as dwellTime=0.1; valid names: \(EngineConfiguration.parameterNames)")
+        }
+        do { try configuration.set(String(parts[0]), to: v) } catch {
+            throw UsageError(description: "--set \(s): \(error)")
+        }
     }
 
     static func parseCamera(_ s: String) throws(UsageError) -> Camera {

@@ -1,0 +1,56 @@
+/// Measures how fast the device turns in the screen plane, and since when it has been turning slowly.
+///
+/// The rate is the signed change of the in-plane gravity angle between successive samples over the time
+/// between them, smoothed by a first-order low-pass filter. Being signed, sensor noise and vibration, which
+/// jitter the angle back and forth, largely cancel in the smoothed rate, while a real turn, which moves it
+/// one way, adds up. "Settled" means no sample for a while has measured a rate at or above the limit.
+struct TurnRateMeter: Sendable {
+    /// The smoothed turn rate in degrees per second, positive clockwise.
+    private(set) var rate: Double = 0
+    /// The time of the last sample whose smoothed rate reached the limit (in size).
+    private(set) var lastFastTime: Double = -.infinity
+    private var lastX: Double = 0
+    private var lastY: Double = 0
+    private var primed = false
+
+    /// Forgets the history; the next reading only primes the meter, and counts as turning.
+    mutating func reset() {
+        rate = 0
+        lastFastTime = -.infinity
+        primed = false
+    }
+
+    /// Records the in-plane gravity components at `time`, `dt` seconds after the previous reading.
+    ///
+    /// `cosA` and `sinA` are the in-plane components, unnormalised, of the clockwise angle from upright.
+    mutating func update(cosA: Double, sinA: Double, time: Double, dt: Double, timeConstant: Double, limit: Double) {
+        if primed, dt > 0 {
+            // Angle from the previous in-plane direction to this one, clockwise positive.
+            let cross = lastX * sinA - lastY * cosA
+            let dot = lastX * cosA + lastY * sinA
+            let step = Angles.atan2Degrees(cross, dot)
+            rate += (step / dt - rate) * (dt / (timeConstant + dt))
+        } else if !primed {
+            // Nothing is known about motion before the first reading: count it as turning.
+            lastFastTime = time
+        }
+        primed = true
+        lastX = cosA
+        lastY = sinA
+        if abs(rate) >= limit { lastFastTime = time }
+    }
+
+    /// Records a turn rate measured directly, for example by a gyroscope, in degrees per second.
+    mutating func update(measuredRate: Double, cosA: Double, sinA: Double, time: Double, dt: Double,
+                         timeConstant: Double, limit: Double) {
+        if primed, dt > 0 {
+            rate += (measuredRate - rate) * (dt / (timeConstant + dt))
+        } else {
+            rate = measuredRate
+        }
+        primed = true
+        lastX = cosA
+        lastY = sinA
+        if abs(rate) >= limit { lastFastTime = time }
+    }
+}
