@@ -21,6 +21,8 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var flatExitAngle: Double = 65
     /// Elevation within which the screen counts as vertical, for the tilt class.
     public var verticalLimit: Double = 20
+    /// Degrees the elevation must go past `verticalLimit` before the tilt class changes: hysteresis.
+    public var tiltHysteresis: Double = 4
 
     /// Degrees past the 45° diagonal the in-plane angle must go before a new quadrant can win.
     public var boundaryHysteresis: Double = 15
@@ -71,6 +73,8 @@ public struct EngineConfiguration: Sendable, Hashable {
                   get: { $0.flatExitAngle }, set: { $0.flatExitAngle = $1 }),
         Parameter(name: "verticalLimit", summary: "elevation within which the tilt class is vertical, degrees",
                   get: { $0.verticalLimit }, set: { $0.verticalLimit = $1 }),
+        Parameter(name: "tiltHysteresis", summary: "degrees past verticalLimit before the tilt class changes",
+                  get: { $0.tiltHysteresis }, set: { $0.tiltHysteresis = $1 }),
         Parameter(name: "boundaryHysteresis", summary: "degrees past a 45° diagonal before a new quadrant wins",
                   get: { $0.boundaryHysteresis }, set: { $0.boundaryHysteresis = $1 }),
         Parameter(name: "dwellTime", summary: "how long a new quadrant must be proposed, s",
@@ -129,6 +133,9 @@ public struct EngineConfiguration: Sendable, Hashable {
         }
         if flatEnterAngle > 90 {
             return ConfigurationError(reason: "flatEnterAngle must be at most 90 degrees; got \(flatEnterAngle)")
+        }
+        if tiltHysteresis > verticalLimit || verticalLimit + tiltHysteresis > flatExitAngle {
+            return ConfigurationError(reason: "tiltHysteresis (\(tiltHysteresis)) must fit between 0, verticalLimit (\(verticalLimit)) and flatExitAngle (\(flatExitAngle)): need tiltHysteresis ≤ verticalLimit and verticalLimit + tiltHysteresis ≤ flatExitAngle")
         }
         if boundaryHysteresis >= 45 {
             return ConfigurationError(reason: "boundaryHysteresis must be below 45 degrees, or no quadrant could ever win; got \(boundaryHysteresis)")

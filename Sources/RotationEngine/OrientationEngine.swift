@@ -73,7 +73,7 @@ public struct OrientationEngine: Sendable {
         } else if absSin > limits.sinFlatEnter {
             next.flat = true
         }
-        next.tilt = tilt(sinElevation: sinElevation, flat: next.flat)
+        next.tilt = tilt(sinElevation: sinElevation, flat: next.flat, current: state.tilt)
 
         if next.flat {
             candidate = nil
@@ -143,10 +143,25 @@ public struct OrientationEngine: Sendable {
         return nearestQuadrant(f)
     }
 
-    private func tilt(sinElevation: Double, flat: Bool) -> Tilt {
-        if flat { return sinElevation >= 0 ? .faceUp : .faceDown }
-        if abs(sinElevation) <= limits.sinVertical { return .vertical }
-        return sinElevation > 0 ? .tiltedUp : .tiltedDown
+    /// The tilt class; a class the device is already in is kept until the elevation is `tiltHysteresis`
+    /// past the boundary.
+    private func tilt(sinElevation s: Double, flat: Bool, current: Tilt?) -> Tilt {
+        if flat { return s >= 0 ? .faceUp : .faceDown }
+        switch current {
+        case .vertical?:
+            if s > limits.sinVerticalOuter { return .tiltedUp }
+            if s < -limits.sinVerticalOuter { return .tiltedDown }
+            return .vertical
+        case .tiltedUp?:
+            if s >= limits.sinVerticalInner { return .tiltedUp }
+            return s < -limits.sinVerticalOuter ? .tiltedDown : .vertical
+        case .tiltedDown?:
+            if s <= -limits.sinVerticalInner { return .tiltedDown }
+            return s > limits.sinVerticalOuter ? .tiltedUp : .vertical
+        default:
+            if abs(s) <= limits.sinVertical { return .vertical }
+            return s > 0 ? .tiltedUp : .tiltedDown
+        }
     }
 
     /// The configured angles turned into the sines and cosines the per-sample tests compare against.
@@ -154,6 +169,8 @@ public struct OrientationEngine: Sendable {
         let sinFlatEnter: Double
         let sinFlatExit: Double
         let sinVertical: Double
+        let sinVerticalOuter: Double
+        let sinVerticalInner: Double
         let cosKeep: Double
         let minMagnitude: Double
         let maxMagnitude: Double
@@ -162,6 +179,8 @@ public struct OrientationEngine: Sendable {
             sinFlatEnter = Angles.sinDegrees(c.flatEnterAngle)
             sinFlatExit = Angles.sinDegrees(c.flatExitAngle)
             sinVertical = Angles.sinDegrees(c.verticalLimit)
+            sinVerticalOuter = Angles.sinDegrees(c.verticalLimit + c.tiltHysteresis)
+            sinVerticalInner = Angles.sinDegrees(c.verticalLimit - c.tiltHysteresis)
             cosKeep = Angles.cosDegrees(45 + c.boundaryHysteresis)
             minMagnitude = c.gravity * (1 - c.motionTolerance)
             maxMagnitude = c.gravity * (1 + c.motionTolerance)
