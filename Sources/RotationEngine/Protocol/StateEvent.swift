@@ -33,6 +33,41 @@ public struct StateEvent: Sendable, Hashable {
         self.missed = missed
     }
 
+    /// Decodes a `state` object; nil when `json` is not one or its members contradict each other.
+    ///
+    /// A `t` of `null` (no sample yet) decodes as NaN. Each camera's `capture` is recomputed from the
+    /// rotation, so it is not read back.
+    public init?(json: JSONValue) {
+        guard json["type"]?.stringValue == "state",
+              let seq = json["seq"]?.intValue,
+              let t = json["t"], t.isNull || t.numberValue != nil,
+              let rotationValue = json["rotation"],
+              let tiltValue = json["tilt"],
+              let flat = json["flat"]?.boolValue,
+              let inputsName = json["inputs"]?.stringValue, let inputs = EngineInputs(rawValue: inputsName),
+              let sensorName = json["sensor"]?.stringValue, let sensor = SensorStatus(rawValue: sensorName),
+              let cams = json["cameras"]?.arrayValue else { return nil }
+        var rotation: Rotation?
+        if !rotationValue.isNull {
+            guard let d = rotationValue.intValue, let r = Rotation(degrees: d), r.degrees == d else { return nil }
+            guard json["orientation"]?.stringValue == r.name else { return nil }
+            rotation = r
+        }
+        var tilt: Tilt?
+        if !tiltValue.isNull {
+            guard let name = tiltValue.stringValue, let value = Tilt(rawValue: name) else { return nil }
+            tilt = value
+        }
+        var cameras: [Camera] = []
+        for c in cams {
+            guard let cam = Hello.camera(json: c) else { return nil }
+            cameras.append(cam)
+        }
+        self.init(seq: seq, time: t.numberValue ?? .nan,
+                  state: DeviceState(rotation: rotation, tilt: tilt, flat: flat, inputs: inputs),
+                  cameras: cameras, sensor: sensor, missed: json["missed"]?.intValue ?? 0)
+    }
+
     /// The message as one JSON line, without the trailing newline.
     public var jsonLine: String {
         var w = JSONWriter()

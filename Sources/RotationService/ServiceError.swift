@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Why the service could not set up its socket or its systemd integration.
+public enum ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A system call failed.
+    case system(operation: String, path: String, errno: Int32)
+    /// The socket path does not fit a Unix socket address.
+    case pathTooLong(String)
+    /// Another process is accepting connections on the path.
+    case alreadyRunning(String)
+    /// Something other than a socket sits at the path.
+    case notASocket(String)
+    /// LISTEN_FDS was set but passed no usable listening Unix stream socket.
+    case activation(String)
+    /// The samples group does not exist.
+    case unknownGroup(String)
+    /// No socket path could be decided.
+    case noSocketPath(String)
+
+    /// One line saying what failed and how to fix it.
+    public var description: String {
+        switch self {
+        case .system(let op, let path, let e):
+            var text = "cannot \(op) \(path): \(String(cString: strerror(e)))"
+            if e == EACCES || e == EPERM { text += " (run as root, or choose a --socket path you may write)" }
+            if e == ENOENT { text += " (create the directory, or choose another --socket path)" }
+            return text
+        case .pathTooLong(let p):
+            return "socket path \(p) is longer than the 107 bytes a Unix socket address holds; choose a shorter --socket path"
+        case .alreadyRunning(let p):
+            return "another rotationd is already serving on \(p); stop it first, or start this one with a different --socket"
+        case .notASocket(let p):
+            return "\(p) exists and is not a socket; remove it or choose another --socket path"
+        case .activation(let why):
+            return "socket activation: \(why); check the ListenStream= line of rotationd.socket"
+        case .unknownGroup(let g):
+            return "--samples-group \(g): no such group; create it (groupadd \(g)) or name an existing one"
+        case .noSocketPath(let why):
+            return why
+        }
+    }
+}

@@ -1,0 +1,389 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import RotationEngine
+import Synchronization
+
+/// The JSON-lines socket service: an output that fans each change out to every connected client.
+///
+/// Changes arrive on the input thread through `publish`, which only appends to an inbox and wakes the
+/// server's own thread; that thread runs a poll loop over non-blocking sockets. Each client has a
+/// bounded queue: a reader that falls behind is coalesced to the latest state, and one that reads
+/// nothing for `ServerLimits.stuckTimeout` is disconnected, so no client can delay another or the input.
+public final class SocketServer: PublisherOutput, @unchecked Sendable {
+    /// What the `hello` message reports about this service.
+    public struct Identity: Sendable {
+        /// A description of the sensor in use, or nil when there is none.
+        public var sensor: String?
+        /// The configured cameras.
+        public var cameras: [Camera]
+
+        /// Creates an identity.
+        public init(sensor: String?, cameras: [Camera]) {
+            self.sensor = sensor
+            self.cameras = cameras
+        }
+    }
+
+    private enum Item {
+        case state(StateEvent)
+        case sample(Sample)
+    }
+
+    private static let inboxLimit = 8192
+
+    private let listener: ListeningSocket
+    private let identity: Identity
+    private let limits: ServerLimits
+    private let samplesGroup: UInt32?
+    private let notifier: SystemdNotifier?
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let inbox = Mutex<[Item]>([])
+    private let sampleSubscribers = Atomic<Int>(0)
+    private let connectedCount = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+    private var thread: ServiceThread?
+    private let sensorName: Mutex<String?>
+    private var clientObserver: (@Sendable (Bool) -> Void)?
+
+    // Owned by the event loop's thread.
+    private var clients: [UInt64: ClientConnection] = [:]
+    private var nextKey: UInt64 = 1
+    private var latest: StateEvent
+    private var listenerPaused = false
+    private var now = 0.0
+
+    /// Creates a server on `listener`; call `start()` to begin accepting.
+    ///
+    /// - Parameters:
+    ///   - initial: the state new clients see until the first change is published.
+    ///   - samplesGroup: the group whose members may subscribe to raw samples, besides root.
+    ///   - notifier: when set, WATCHDOG=1 is sent from the event loop at the interval systemd asked for.
+    public init(listener: ListeningSocket, identity: Identity, initial: StateEvent, limits: ServerLimits = ServerLimits(),
+                samplesGroup: UInt32? = nil, notifier: SystemdNotifier? = nil) throws(ServiceError) {
+        self.listener = listener
+        self.identity = identity
+        self.latest = initial
+        self.limits = limits
+        self.samplesGroup = samplesGroup
+        self.notifier = notifier
+        self.sensorName = Mutex(identity.sensor)
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw .system(operation: "create", path: "wake-up pipe", errno: errno) }
+        for fd in fds { SocketServer.makeNonBlocking(fd) }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+    }
+
+    private static func makeNonBlocking(_ fd: Int32) {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    }
+
+    /// How many clients are connected.
+    public var clientCount: Int { connectedCount.load(ordering: .relaxed) }
+
+    /// Changes what `hello` reports as the sensor (for instance when a live sensor appears or goes away).
+    public func setSensorDescription(_ description: String?) {
+        sensorName.withLock { $0 = description }
+    }
+
+    /// Registers `observer`, called on the server's thread with true for each client that connects and
+    /// false for each that leaves, so an input can run only while someone listens. Call before `start()`.
+    public func observeClients(_ observer: @escaping @Sendable (Bool) -> Void) {
+        clientObserver = observer
+    }
+
+    /// Starts the event loop on its own thread.
+    public func start() {
+        thread = ServiceThread { [self] in self.loop() }
+    }
+
+    // MARK: PublisherOutput, called on the input thread
+
+    /// Queues `event` for every subscriber; returns at once.
+    public func publish(_ event: StateEvent) { post(.state(event)) }
+
+    /// Queues `sample` for the clients subscribed to samples; returns at once.
+    public func publish(sample: Sample) { post(.sample(sample)) }
+
+    /// True while at least one client is subscribed to raw samples.
+    public var wantsSamples: Bool { sampleSubscribers.load(ordering: .relaxed) > 0 }
+
+    private func post(_ item: Item) {
+        let wasEmpty = inbox.withLock { items -> Bool in
+            let empty = items.isEmpty
+            if items.count >= SocketServer.inboxLimit, case .sample = item { return false }
+            items.append(item)
+            return empty
+        }
+        if wasEmpty { wake() }
+    }
+
+    private func wake() {
+        var one: UInt8 = 1
+        _ = Glibc.write(wakeWrite, &one, 1)
+    }
+
+    /// Stops the loop, disconnects every client and closes the listening socket (removing its file when
+    /// this process created it).
+    public func close() {
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        wake()
+        thread?.join()
+        listener.close()
+        Glibc.close(wakeRead)
+        Glibc.close(wakeWrite)
+    }
+
+    // MARK: Event loop
+
+    private func loop() {
+        var fds: [pollfd] = []
+        var owners: [ClientConnection] = []
+        now = MonotonicTime.now()
+        var nextTick = now + 0.25
+        var nextWatchdog = notifier?.watchdogInterval.map { now + $0 } ?? .infinity
+        if nextWatchdog.isFinite { notifier?.send("WATCHDOG=1") }
+        let readable = Int16(POLLIN), writable = Int16(POLLOUT)
+        while !stopping.load(ordering: .acquiring) {
+            fds.removeAll(keepingCapacity: true)
+            owners.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: wakeRead, events: readable, revents: 0))
+            fds.append(pollfd(fd: listenerPaused ? -1 : listener.fd, events: readable, revents: 0))
+            for c in clients.values {
+                let events = (c.inputClosed ? 0 : readable) | (c.wantsWritable ? writable : 0)
+                fds.append(pollfd(fd: c.fd, events: events, revents: 0))
+                owners.append(c)
+            }
+            let wait = Int32(max(0, min(nextTick, nextWatchdog) - now) * 1000) + 1
+            let n = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), wait) }
+            now = MonotonicTime.now()
+            if n < 0 {
+                if errno == EINTR { continue }
+                Log.error("event loop: poll failed: \(String(cString: strerror(errno))); clients are no longer served")
+                break
+            }
+            if n > 0 {
+                for i in 0..<owners.count {
+                    let flags = fds[i + 2].revents
+                    let c = owners[i]
+                    if flags != 0, clients[c.id] != nil { service(c, flags: flags) }
+                }
+                if fds[1].revents != 0 { acceptAll() }
+                if fds[0].revents != 0 { drainInbox() }
+            }
+            if now >= nextTick {
+                nextTick = now + 0.25
+                dropStuckClients()
+                listenerPaused = false
+            }
+            if now >= nextWatchdog {
+                notifier?.send("WATCHDOG=1")
+                nextWatchdog = now + (notifier?.watchdogInterval ?? .infinity)
+            }
+        }
+        for c in Array(clients.values) { drop(c, reason: nil, log: nil) }
+    }
+
+    private func acceptAll() {
+        while true {
+            let fd = accept(listener.fd, nil, nil)
+            if fd < 0 {
+                let e = errno
+                if e == EINTR || e == ECONNABORTED { continue }
+                if e == EAGAIN || e == EWOULDBLOCK { return }
+                if e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM {
+                    Log.warning("cannot accept a client: \(String(cString: strerror(e))); pausing new connections briefly (raise LimitNOFILE= if this repeats)")
+                    listenerPaused = true
+                    return
+                }
+                Log.warning("cannot accept a client: \(String(cString: strerror(e)))")
+                return
+            }
+            if clients.count >= limits.maxClients {
+                Glibc.close(fd)
+                Log.warning("refused a client: \(limits.maxClients) clients are already connected")
+                continue
+            }
+            SocketServer.makeNonBlocking(fd)
+            var size = limits.sendBuffer
+            _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            let cred = PeerCredentials.of(fd)
+            let c = ClientConnection(fd: fd, id: nextKey, pid: cred?.pid ?? 0,
+                                     samplesAllowed: PeerCredentials.mayReadSamples(fd, group: samplesGroup),
+                                     burst: limits.commandBurst, now: now)
+            nextKey += 1
+            clients[c.id] = c
+            connectedCount.store(clients.count, ordering: .relaxed)
+            clientObserver?(true)
+            Log.debug("client connected: pid \(c.pid) uid \(cred.map { String($0.uid) } ?? "?"), \(clients.count) connected")
+            c.enqueueReply(hello(for: c).jsonLine)
+            c.enqueueReply(latest.jsonLine)
+            flush(c)
+        }
+    }
+
+    private func hello(for c: ClientConnection) -> Hello {
+        Hello(version: ServiceVersion.current, sensor: sensorName.withLock { $0 }, cameras: identity.cameras,
+              events: c.events, samplesAllowed: c.samplesAllowed)
+    }
+
+    private func drainInbox() {
+        var scratch = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while Glibc.read(wakeRead, &scratch, 32) == 32 {}
+        let items = inbox.withLock { items -> [Item] in
+            let taken = items
+            items.removeAll(keepingCapacity: true)
+            return taken
+        }
+        guard !items.isEmpty else { return }
+        var touched: [ClientConnection] = []
+        var touchedKeys = Set<UInt64>()
+        for item in items {
+            switch item {
+            case .state(let event):
+                latest = event
+                let line = Array((event.jsonLine + "\n").utf8)
+                for c in clients.values where c.events.contains(.state) {
+                    c.enqueueState(event, line: line, backlog: limits.stateBacklog)
+                    if touchedKeys.insert(c.id).inserted { touched.append(c) }
+                }
+            case .sample(let sample):
+                guard sampleSubscribers.load(ordering: .relaxed) > 0 else { continue }
+                let line = Array((SampleMessage(sample: sample).jsonLine + "\n").utf8)
+                for c in clients.values where c.events.contains(.samples) {
+                    c.enqueueSample(sample, line: line, backlog: limits.sampleBacklog)
+                    if touchedKeys.insert(c.id).inserted { touched.append(c) }
+                }
+            }
+        }
+        for c in touched { flush(c) }
+    }
+
+    /// Writes what the socket takes; adjusts write interest; drops the client when it failed or floods.
+    private func flush(_ c: ClientConnection) {
+        if c.queuedBytes > limits.maxQueuedBytes {
+            drop(c, reason: ErrorMessage(.flood, "more than \(limits.maxQueuedBytes) bytes of replies are unread; read what you ask for"),
+                 log: "sent commands without reading the replies")
+            return
+        }
+        switch c.flush(now: now) {
+        case .drained:
+            c.wantsWritable = false
+        case .blocked:
+            c.wantsWritable = true
+        case .failed(let e):
+            drop(c, reason: nil, log: e == EPIPE || e == ECONNRESET ? nil : "write failed: \(String(cString: strerror(e)))")
+        }
+    }
+
+    private func service(_ c: ClientConnection, flags: Int16) {
+        if flags & Int16(POLLERR | POLLNVAL) != 0 {
+            drop(c, reason: nil, log: nil)
+            return
+        }
+        if flags & Int16(POLLIN) != 0 && !c.inputClosed {
+            guard readCommands(c) else { return }
+        }
+        if flags & Int16(POLLHUP) != 0 {
+            drop(c, reason: nil, log: nil)
+            return
+        }
+        if flags & Int16(POLLOUT) != 0 { flush(c) }
+    }
+
+    /// Reads and handles what the client sent; false when the client was dropped.
+    private func readCommands(_ c: ClientConnection) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        for _ in 0..<4 {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(c.fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                let e = errno
+                if e == EINTR { continue }
+                if e == EAGAIN || e == EWOULDBLOCK { break }
+                drop(c, reason: nil, log: nil)
+                return false
+            }
+            if n == 0 {
+                // The peer will send nothing more but may still be reading: keep serving it.
+                c.inputClosed = true
+                c.input = []
+                break
+            }
+            var start = 0
+            while start < n {
+                let newline = chunk[start..<n].firstIndex(of: 0x0A)
+                let end = newline ?? n
+                if c.input.count + (end - start) > ClientCommand.maxLineBytes {
+                    drop(c, reason: ErrorMessage(.lineTooLong, "a line is limited to \(ClientCommand.maxLineBytes) bytes; closing"),
+                         log: "sent a line longer than \(ClientCommand.maxLineBytes) bytes")
+                    return false
+                }
+                c.input.append(contentsOf: chunk[start..<end])
+                guard newline != nil else { break }
+                start = end + 1
+                let line = c.input
+                c.input.removeAll(keepingCapacity: true)
+                guard handle(line, from: c) else { return false }
+            }
+        }
+        flush(c)
+        return clients[c.id] != nil
+    }
+
+    /// Handles one command line; false when the client was dropped.
+    private func handle(_ line: [UInt8], from c: ClientConnection) -> Bool {
+        guard c.admitCommand(now: now, rate: limits.commandRate, burst: limits.commandBurst) else {
+            drop(c, reason: ErrorMessage(.flood, "more than \(Int(limits.commandRate)) commands a second; closing"),
+                 log: "sent commands too fast")
+            return false
+        }
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return true }
+        switch ClientCommand.parse(line) {
+        case .failure(let error):
+            c.enqueueReply(error.jsonLine)
+        case .success(.state):
+            c.enqueueReply(latest.jsonLine)
+        case .success(.hello):
+            c.enqueueReply(hello(for: c).jsonLine)
+        case .success(.subscribe(let events)):
+            if events.contains(.samples) && !c.samplesAllowed {
+                c.enqueueReply(ErrorMessage(.forbidden, "raw samples are only for root and members of the samples group (rotationd --samples-group)").jsonLine)
+                return true
+            }
+            let had = c.events.contains(.samples)
+            c.events = events
+            let has = events.contains(.samples)
+            if had != has { sampleSubscribers.add(has ? 1 : -1, ordering: .relaxed) }
+            c.enqueueReply(SubscribedMessage(events: events).jsonLine)
+        }
+        return true
+    }
+
+    private func dropStuckClients() {
+        for c in Array(clients.values) {
+            if let since = c.stalledSince, now - since > limits.stuckTimeout {
+                drop(c, reason: nil, log: "read nothing for \(Int(limits.stuckTimeout)) s")
+            }
+        }
+    }
+
+    /// Disconnects `c`; sends `reason` first when that cannot break a line already being written.
+    private func drop(_ c: ClientConnection, reason: ErrorMessage?, log: String?) {
+        guard clients.removeValue(forKey: c.id) != nil else { return }
+        if let reason, !c.midLine {
+            var text = reason.jsonLine + "\n"
+            _ = text.withUTF8 { send(c.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+        }
+        if c.events.contains(.samples) { sampleSubscribers.add(-1, ordering: .relaxed) }
+        Glibc.close(c.fd)
+        connectedCount.store(clients.count, ordering: .relaxed)
+        clientObserver?(false)
+        if let log { Log.info("disconnected client pid \(c.pid): it \(log)") }
+        else { Log.debug("client pid \(c.pid) disconnected, \(clients.count) connected") }
+    }
+}
