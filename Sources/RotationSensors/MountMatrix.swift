@@ -1,0 +1,105 @@
+import RotationEngine
+
+/// A 3×3 mount matrix that turns a sensor's axes into the device frame.
+///
+/// The matrix multiplies a column vector of (offset-corrected, scaled) readings: `device = M × raw`. The text
+/// form is the kernel's and the systemd hwdb's: three rows separated by `;`, three numbers per row separated by
+/// `,`, such as `0, -1, 0; -1, 0, 0; 0, 0, 1`.
+public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
+    /// The first row.
+    public var row0: Vector3
+    /// The second row.
+    public var row1: Vector3
+    /// The third row.
+    public var row2: Vector3
+
+    /// Creates a matrix from its rows.
+    public init(_ row0: Vector3, _ row1: Vector3, _ row2: Vector3) {
+        self.row0 = row0
+        self.row1 = row1
+        self.row2 = row2
+    }
+
+    /// The identity: the sensor's axes already are the device's.
+    public static let identity = MountMatrix(Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1))
+
+    /// Parses `a, b, c; d, e, f; g, h, i`, ignoring spaces, tabs and a trailing newline.
+    ///
+    /// Numbers are read without regard to the C locale, so `0.5` parses the same everywhere. The result is
+    /// not yet checked for usability; see `validated()`.
+    public static func parse(_ text: String) throws(MountMatrixError) -> MountMatrix {
+        let rows = text.split(separator: ";", omittingEmptySubsequences: false)
+        guard rows.count == 3 else {
+            throw .malformed(text: text, reason: "has \(rows.count) rows separated by ';', expected 3")
+        }
+        var values: [Double] = []
+        for (r, row) in rows.enumerated() {
+            let fields = row.split(separator: ",", omittingEmptySubsequences: false)
+            guard fields.count == 3 else {
+                throw .malformed(text: text, reason: "row \(r + 1) has \(fields.count) numbers separated by ',', expected 3")
+            }
+            for field in fields {
+                let trimmed = field.filter { $0 != " " && $0 != "\t" && $0 != "\n" && $0 != "\r" }
+                guard let v = Double(trimmed), v.isFinite else {
+                    throw .malformed(text: text, reason: "\"\(trimmed.prefix(20))\" in row \(r + 1) is not a finite number")
+                }
+                values.append(v)
+            }
+        }
+        return MountMatrix(Vector3(values[0], values[1], values[2]),
+                           Vector3(values[3], values[4], values[5]),
+                           Vector3(values[6], values[7], values[8]))
+    }
+
+    /// The determinant.
+    public var determinant: Double { row0.dot(row1.cross(row2)) }
+
+    /// Returns the matrix if it can describe a mounting, else throws why not.
+    ///
+    /// A row of zeros would drop an axis of the device frame, and a singular matrix would fold two axes onto
+    /// one; both mean the source describes the part wrongly.
+    public func validated() throws(MountMatrixError) -> MountMatrix {
+        for (i, row) in [row0, row1, row2].enumerated() where row.x == 0 && row.y == 0 && row.z == 0 {
+            throw .zeroRow(matrix: self, row: i + 1)
+        }
+        let scale = row0.length * row1.length * row2.length
+        if abs(determinant) <= 1e-6 * scale { throw .singular(matrix: self) }
+        return self
+    }
+
+    /// The matrix times the column vector `v`.
+    @inlinable public func apply(_ v: Vector3) -> Vector3 {
+        Vector3(row0.dot(v), row1.dot(v), row2.dot(v))
+    }
+
+    /// The text form, `a, b, c; d, e, f; g, h, i`, with whole numbers written without a fraction.
+    public var description: String {
+        func num(_ d: Double) -> String {
+            if d == d.rounded(), abs(d) < 1e15 { return String(Int(d)) }
+            return String(d)
+        }
+        return [row0, row1, row2].map { "\(num($0.x)), \(num($0.y)), \(num($0.z))" }.joined(separator: "; ")
+    }
+}
+
+/// Why a mount matrix was not used.
+public enum MountMatrixError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The text is not three rows of three numbers.
+    case malformed(text: String, reason: String)
+    /// A row is all zeros.
+    case zeroRow(matrix: MountMatrix, row: Int)
+    /// The determinant is zero.
+    case singular(matrix: MountMatrix)
+
+    /// What is wrong with the matrix and what a valid one looks like.
+    public var description: String {
+        switch self {
+        case .malformed(let text, let reason):
+            return "mount matrix \"\(text.prefix(80))\" \(reason); write it as \"a, b, c; d, e, f; g, h, i\""
+        case .zeroRow(let m, let row):
+            return "mount matrix \"\(m)\" has an all-zero row \(row); every device axis needs a sensor axis"
+        case .singular(let m):
+            return "mount matrix \"\(m)\" is singular (determinant 0); its rows must be independent"
+        }
+    }
+}

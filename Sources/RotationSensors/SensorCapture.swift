@@ -1,0 +1,264 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CIIO
+import RotationEngine
+
+/// One capture from an opened accelerometer (and gyroscope) until it stops, fails or the device goes away.
+///
+/// Runs on the `SensorSource` thread and owns nothing beyond that run: the context belongs to the session.
+final class SensorCapture {
+    /// How a capture (or a discovery) ended.
+    enum Outcome {
+        /// `stop()` was called.
+        case stopped
+        /// No usable sensor; the message says what was looked for.
+        case absent(String)
+        /// The sensor failed or went away.
+        case failed(SensorError)
+        /// Buffered capture is not possible; poll instead.
+        case fallBack
+    }
+
+    private let source: SensorSource
+    private let ctx: IIOContext
+    private let dev: OpaquePointer
+    private let accel: SensorDescription
+    private let gyro: SensorDescription?
+    private let gyroDev: OpaquePointer?
+    private let accelChannels: [OpaquePointer]
+    private let gyroChannels: [OpaquePointer]
+    private let gyroInScan: Bool
+    private var lastTime = -Double.infinity
+
+    init(source: SensorSource, context: IIOContext, device: OpaquePointer, accelerometer: SensorDescription,
+         gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?) {
+        self.source = source
+        self.ctx = context
+        self.dev = device
+        self.accel = accelerometer
+        self.gyro = gyroscopeDevice == nil ? nil : gyroscope
+        self.gyroDev = gyroscopeDevice
+        accelChannels = ["x", "y", "z"].compactMap { IIOContext.inputChannel(device, "accel_\($0)") }
+        if let gd = gyroscopeDevice {
+            gyroChannels = ["x", "y", "z"].compactMap { IIOContext.inputChannel(gd, "anglvel_\($0)") }
+        } else {
+            gyroChannels = []
+        }
+        gyroInScan = gyroscope?.id == accelerometer.id && gyroChannels.allSatisfy { iio_channel_is_scan_element($0) }
+    }
+
+    private var rate: Double { source.configuration.rate }
+
+    func run() -> Outcome {
+        configureFrequency(accel, dev, accelChannels)
+        if let gyro, let gyroDev, gyro.id != accel.id { configureFrequency(gyro, gyroDev, gyroChannels) }
+        if accel.capture == .buffered {
+            let outcome = runBuffered()
+            if case .fallBack = outcome {} else { return outcome }
+        }
+        return runPolled()
+    }
+
+    private func configureFrequency(_ sensor: SensorDescription, _ dev: OpaquePointer, _ channels: [OpaquePointer]) {
+        guard let plan = sensor.frequency else { return }
+        let value = plan.chosen == plan.chosen.rounded() ? String(Int(plan.chosen)) : String(plan.chosen)
+        let failure = plan.attribute == "sampling_frequency"
+            ? IIOContext.writeDevice(dev, "sampling_frequency", value)
+            : IIOContext.writeChannel(channels[0], "sampling_frequency", value)
+        if let failure {
+            let err = SystemError(operation: "write \(value) to", path: SensorError.sysfsPath(sensor.id, plan.attribute), errno: failure.code)
+            SensorLog.once(.warning, "\(err); keeping the driver's sampling frequency")
+        }
+    }
+
+    // MARK: Polled
+
+    private enum Reading {
+        case value(Vector3)
+        case skipped
+        case failed(SensorError)
+    }
+
+    /// Reads `in_<type>_<axis>_raw` of three channels.
+    private func readRaw(_ sensor: SensorDescription, _ channels: [OpaquePointer]) -> Reading {
+        var v = [0.0, 0.0, 0.0]
+        for (i, ch) in channels.enumerated() {
+            let file = IIOContext.channelAttributeFile(ch, "raw") ?? "in_\(sensor.kind.channelPrefix)_raw"
+            let path = SensorError.sysfsPath(sensor.id, file)
+            switch IIOContext.readChannel(ch, "raw") {
+            case .failure(let e):
+                if !IIOContext.isPresent(sensor.id) { return .failed(.gone(device: sensor.id)) }
+                let err = SystemError(operation: "read", path: path, errno: e.code)
+                if e.code == EACCES || e.code == EPERM { return .failed(.io(err)) }
+                SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
+                return .skipped
+            case .success(let text):
+                let t = text.trimmedSysfs
+                guard let d = Double(t), d.isFinite, abs(d) <= 2_147_483_648 else {
+                    let err = SensorError.badValue(path: path, value: String(t), expected: "an integer count")
+                    SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
+                    return .skipped
+                }
+                v[i] = d
+            }
+        }
+        return .value(Vector3(v[0], v[1], v[2]))
+    }
+
+    /// The separate gyroscope's current reading, or nil.
+    private func polledGyro() -> Vector3? {
+        guard let gyro, !gyroChannels.isEmpty else { return nil }
+        if case .value(let raw) = readRaw(gyro, gyroChannels) { return gyro.calibration.apply(raw: raw) }
+        return nil
+    }
+
+    private func runPolled() -> Outcome {
+        let interval = 1 / rate
+        var next = MonotonicClock.now()
+        while true {
+            if source.stopRequested { return .stopped }
+            switch readRaw(accel, accelChannels) {
+            case .failed(let error):
+                return .failed(error)
+            case .skipped:
+                break
+            case .value(let raw):
+                let now = MonotonicClock.now()
+                var sample = Sample(time: max(now, lastTime), acceleration: accel.calibration.apply(raw: raw))
+                sample.angularVelocity = polledGyro()
+                lastTime = sample.time
+                source.deliver(sample)
+            }
+            next += interval
+            let now = MonotonicClock.now()
+            if next < now - interval { next = now + interval }
+            if !source.wait(until: next) { return .stopped }
+        }
+    }
+
+    // MARK: Buffered
+
+    private func runBuffered() -> Outcome {
+        let id = accel.id
+        for ch in IIOContext.channels(of: dev) where iio_channel_is_scan_element(ch) { iio_channel_disable(ch) }
+        var scanChannels = accelChannels
+        if gyroInScan { scanChannels += gyroChannels }
+        for ch in scanChannels { iio_channel_enable(ch) }
+        let timestamp = accel.hasTimestamp ? IIOContext.inputChannel(dev, "timestamp") : nil
+        if let timestamp { iio_channel_enable(timestamp) }
+
+        if let name = accel.trigger,
+           let trig = ctx.devices.first(where: { iio_device_is_trigger($0) && IIOContext.name(of: $0) == name }) {
+            let rc = iio_device_set_trigger(dev, trig)
+            if rc < 0 {
+                let err = SystemError(operation: "set trigger \(name) in", path: SensorError.sysfsPath(id, "trigger/current_trigger"), errno: Int32(-rc))
+                SensorLog.once(.warning, "\(err); capturing without it")
+            }
+        }
+        if accel.batch > 1, let e = IIOContext.writeBuffer(dev, "watermark", String(accel.batch)) {
+            let err = SystemError(operation: "write \(accel.batch) to", path: SensorError.sysfsPath(id, "buffer/watermark"), errno: e.code)
+            SensorLog.once(.warning, "\(err); the kernel will wake rotationd for every sample")
+        }
+        guard let buf = iio_device_create_buffer(dev, accel.batch, false) else {
+            let e = errno
+            if e == EACCES || e == EPERM { return .failed(.buffer(device: id, operation: "open", errno: e)) }
+            if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
+            SensorLog.once(.warning, "\(id): buffered capture unavailable (\(String(cString: strerror(e)))); polling in_accel_*_raw at \(rate) Hz instead")
+            return .fallBack
+        }
+        source.setActiveBuffer(buf)
+        defer {
+            source.setActiveBuffer(nil)
+            iio_buffer_destroy(buf)
+        }
+        let hz = accel.frequency?.chosen ?? rate
+        let batchPeriod = Double(accel.batch) / hz
+        ctx.setTimeout(milliseconds: UInt32(max(source.configuration.firstDataTimeout, 2 * batchPeriod) * 1000))
+        var first = true
+        while true {
+            if source.stopRequested { return .stopped }
+            let n = iio_buffer_refill(buf)
+            if source.stopRequested { return .stopped }
+            if n < 0 {
+                let e = Int32(-n)
+                if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
+                if e == ETIMEDOUT || e == EAGAIN {
+                    if first {
+                        SensorLog.once(.warning, "\(id): the buffer delivered nothing within \(Int(source.configuration.firstDataTimeout * 1000)) ms; polling in_accel_*_raw at \(rate) Hz instead")
+                        return .fallBack
+                    }
+                    SensorLog.limited(.warning, key: "buffer-silent", interval: 10, "\(id): no samples from the buffer for a while; still waiting")
+                    continue
+                }
+                return .failed(.buffer(device: id, operation: "read", errno: e))
+            }
+            if first {
+                first = false
+                ctx.setTimeout(milliseconds: UInt32(max(2.0, 4 * batchPeriod) * 1000))
+            }
+            decode(buf, bytes: n, scanChannels: scanChannels, timestamp: timestamp, hz: hz)
+        }
+    }
+
+    /// One channel's value at `ptr`, converted from its scan format to a host integer.
+    private static func value(_ ch: OpaquePointer, _ ptr: UnsafeRawPointer) -> Double {
+        let fmt = iio_channel_get_data_format(ch)!.pointee
+        var out: UInt64 = 0
+        withUnsafeMutableBytes(of: &out) { iio_channel_convert(ch, $0.baseAddress, ptr) }
+        switch (fmt.length, fmt.is_signed) {
+        case (8, true): return Double(Int8(truncatingIfNeeded: out))
+        case (8, false): return Double(UInt8(truncatingIfNeeded: out))
+        case (16, true): return Double(Int16(truncatingIfNeeded: out))
+        case (16, false): return Double(UInt16(truncatingIfNeeded: out))
+        case (32, true): return Double(Int32(truncatingIfNeeded: out))
+        case (32, false): return Double(UInt32(truncatingIfNeeded: out))
+        case (_, true): return Double(Int64(bitPattern: out))
+        default: return Double(out)
+        }
+    }
+
+    private static func timestampValue(_ ch: OpaquePointer, _ ptr: UnsafeRawPointer) -> Int64 {
+        var out: UInt64 = 0
+        withUnsafeMutableBytes(of: &out) { iio_channel_convert(ch, $0.baseAddress, ptr) }
+        return Int64(bitPattern: out)
+    }
+
+    private func decode(_ buf: OpaquePointer, bytes: Int, scanChannels: [OpaquePointer], timestamp: OpaquePointer?, hz: Double) {
+        let step = iio_buffer_step(buf)
+        guard step > 0 else { return }
+        let count = bytes / step
+        guard count > 0 else { return }
+        let starts = scanChannels.map { UnsafeRawPointer(iio_buffer_first(buf, $0)!) }
+        let tsStart = timestamp.map { UnsafeRawPointer(iio_buffer_first(buf, $0)!) }
+        let now = MonotonicClock.now()
+        let lastStamp = tsStart.map { SensorCapture.timestampValue(timestamp!, $0 + (count - 1) * step) }
+        let separateGyro = gyroInScan ? nil : polledGyro()
+        for i in 0..<count {
+            let off = i * step
+            let a = Vector3(SensorCapture.value(scanChannels[0], starts[0] + off),
+                            SensorCapture.value(scanChannels[1], starts[1] + off),
+                            SensorCapture.value(scanChannels[2], starts[2] + off))
+            var time = now - Double(count - 1 - i) / hz
+            if let tsStart, let lastStamp {
+                let age = Double(lastStamp - SensorCapture.timestampValue(timestamp!, tsStart + off)) * 1e-9
+                if age >= 0 && age < 10 { time = now - age }
+            }
+            time = max(time, lastTime)
+            lastTime = time
+            var sample = Sample(time: time, acceleration: accel.calibration.apply(raw: a))
+            if gyroInScan, let gyro {
+                let g = Vector3(SensorCapture.value(scanChannels[3], starts[3] + off),
+                                SensorCapture.value(scanChannels[4], starts[4] + off),
+                                SensorCapture.value(scanChannels[5], starts[5] + off))
+                sample.angularVelocity = gyro.calibration.apply(raw: g)
+            } else {
+                sample.angularVelocity = separateGyro
+            }
+            source.deliver(sample)
+            if source.stopRequested { return }
+        }
+    }
+}

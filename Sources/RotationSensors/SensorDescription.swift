@@ -1,0 +1,99 @@
+import RotationEngine
+
+/// Everything discovery learned about one three-axis IIO sensor: identity, placement, calibration and how it
+/// would be captured. A plain value; the libiio objects it was read from stay inside `RotationSensors`.
+public struct SensorDescription: Sendable, Hashable {
+    /// What the sensor measures.
+    public enum Kind: String, Sendable, Hashable {
+        /// Proper acceleration, channels `accel_x/y/z`, in m/s² after scaling.
+        case accelerometer
+        /// Angular velocity, channels `anglvel_x/y/z`, in rad/s after scaling.
+        case gyroscope
+
+        /// The IIO channel type prefix: `accel` or `anglvel`.
+        public var channelPrefix: String { self == .accelerometer ? "accel" : "anglvel" }
+    }
+
+    /// Which part of a convertible the sensor sits in.
+    public enum Location: String, Sendable, Hashable {
+        /// The display (lid): the sensor whose reading rotates the screen.
+        case display
+        /// The base (keyboard half): known, but never fed to the engine.
+        case base
+    }
+
+    /// How samples are taken.
+    public enum CaptureMode: String, Sendable, Hashable {
+        /// Through the device's buffer (`/dev/iio:deviceN`), woken by the kernel.
+        case buffered
+        /// By reading `in_<type>_<axis>_raw` at the configured rate.
+        case polled
+    }
+
+    /// How the sampling frequency will be set.
+    public struct FrequencyPlan: Sendable, Hashable {
+        /// The attribute written, such as `sampling_frequency` or `in_accel_sampling_frequency`.
+        public var attribute: String
+        /// The value that will be written, in Hz.
+        public var chosen: Double
+        /// The advertised choices, empty when the driver lists none.
+        public var available: [Double]
+    }
+
+    /// The IIO device id, such as `iio:device0`.
+    public var id: String
+    /// The driver's device name (the `name` attribute).
+    public var name: String
+    /// The `label` attribute, when the driver sets one.
+    public var label: String?
+    /// What the sensor measures.
+    public var kind: Kind
+    /// Where it sits.
+    public var location: Location
+    /// What decided the location, such as `udev ACCEL_LOCATION=base` or `label accel-display`.
+    public var locationSource: String
+    /// The ids of the device's input channels, in libiio's order.
+    public var channels: [String]
+    /// Scale, offset and mount matrix, with their sources.
+    public var calibration: SensorCalibration
+    /// Buffered or polled.
+    public var capture: CaptureMode
+    /// The trigger that will be attached in buffered mode, if one was found.
+    public var trigger: String?
+    /// The sampling frequency setting, when the device has one.
+    public var frequency: FrequencyPlan?
+    /// Samples per buffer read: more than 1 only where a hardware FIFO lets the kernel batch.
+    public var batch: Int
+    /// Whether buffered scans carry the `timestamp` channel.
+    public var hasTimestamp: Bool
+
+    /// Human-readable lines for `rotationd --list`, each indented under a heading line.
+    public var listing: String {
+        let c = calibration
+        var lines: [String] = []
+        let labelText = label.map { ", label \($0)" } ?? ""
+        lines.append("\(id): \(name) (\(kind.rawValue)\(labelText))")
+        lines.append("  location: \(location.rawValue) (from \(locationSource))")
+        lines.append("  channels: \(channels.joined(separator: " "))")
+        let axes = ["x", "y", "z"]
+        let scales = [c.scale.x, c.scale.y, c.scale.z]
+        let offsets = [c.offset.x, c.offset.y, c.offset.z]
+        lines.append("  scale: " + (0..<3).map { "\(axes[$0]) \(scales[$0]) (\(c.scaleSources[$0]))" }.joined(separator: ", "))
+        lines.append("  offset: " + (0..<3).map { "\(axes[$0]) \(offsets[$0]) (\(c.offsetSources[$0]))" }.joined(separator: ", "))
+        lines.append("  mount matrix: \(c.matrix) (from \(c.matrixSource))")
+        var capture = "  capture: \(self.capture.rawValue)"
+        if self.capture == .buffered {
+            capture += trigger.map { ", trigger \($0)" } ?? ", no trigger"
+            capture += hasTimestamp ? ", timestamp channel" : ", no timestamp channel"
+            capture += batch > 1 ? ", \(batch) samples per wake-up (hardware FIFO)" : ", 1 sample per wake-up"
+        } else {
+            capture += " (reading in_\(kind.channelPrefix)_*_raw)"
+        }
+        lines.append(capture)
+        if let f = frequency {
+            let avail = f.available.isEmpty ? "no list of choices" : "from " + f.available.map { "\($0)" }.joined(separator: " ")
+            lines.append("  sampling frequency: \(f.chosen) Hz via \(f.attribute) (\(avail))")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

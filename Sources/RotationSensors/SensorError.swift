@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Why a sensor could not be found, read or captured from; each case names the file and the fix.
+public enum SensorError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// libiio could not build a context from `/sys/bus/iio/devices`.
+    case context(errno: Int32)
+    /// A sysfs attribute or device node could not be read or written.
+    case io(SystemError)
+    /// A sysfs value is not what the kernel documents (empty, not a number, out of range).
+    case badValue(path: String, value: String, expected: String)
+    /// The device is no longer in `/sys/bus/iio/devices`.
+    case gone(device: String)
+    /// Buffered capture failed in a way that polling cannot replace.
+    case buffer(device: String, operation: String, errno: Int32)
+
+    /// The sysfs path of attribute file `file` of IIO device `device`.
+    public static func sysfsPath(_ device: String, _ file: String) -> String {
+        "/sys/bus/iio/devices/\(device)/\(file)"
+    }
+
+    /// One line naming what failed and how to fix it.
+    public var description: String {
+        switch self {
+        case .context(let e):
+            return "cannot read the IIO devices in /sys/bus/iio/devices: \(String(cString: strerror(e))) (is sysfs mounted and the industrialio module loaded?)"
+        case .io(let e):
+            return e.description
+        case .badValue(let path, let value, let expected):
+            let shown = value.isEmpty ? "an empty value" : "\"\(value.prefix(40))\""
+            return "\(path) holds \(shown), expected \(expected); the sensor driver reports garbage"
+        case .gone(let device):
+            return "sensor \(device) went away (no longer in /sys/bus/iio/devices)"
+        case .buffer(let device, let operation, let e):
+            var text = "cannot \(operation) the buffer of \(device) (/dev/\(device)): \(String(cString: strerror(e)))"
+            if e == EACCES || e == EPERM {
+                text += " (run as root, or install the rotationd udev rule so the iio group may read it)"
+            }
+            return text
+        }
+    }
+
+    /// True when retrying cannot help until the user acts (a permission problem).
+    public var isPermission: Bool {
+        switch self {
+        case .io(let e): return e.errno == EACCES || e.errno == EPERM
+        case .buffer(_, _, let e): return e == EACCES || e == EPERM
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,267 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CIIO
+import RotationEngine
+import Synchronization
+
+/// Live input from the display accelerometer (and a gyroscope beside it), delivered as calibrated samples.
+///
+/// `start(onSample:onStatus:)` starts one thread of its own that finds the sensor, captures from it (buffered
+/// or polled), and rediscovers it after it goes away. `stop()` ends that thread. While stopped, nothing runs:
+/// no thread, no timer, no open device.
+///
+/// Threading contract:
+/// - Both callbacks run on the source's thread, one at a time, in order; never concurrently with each other.
+///   Keep them short: while a callback runs, no sample is read.
+/// - `onSample` gets samples with non-decreasing `time` in monotonic seconds (`CLOCK_MONOTONIC`), acceleration
+///   in m/s² and angular velocity in rad/s, both in the device frame of `Sample`.
+/// - `onStatus` is called only when the status changes: `.ok` before the first sample of a capture, `.lost`
+///   when a sensor that delivered samples fails or goes away, `.none` when no usable sensor has been found yet.
+/// - `start` and `stop` may be called from any thread, including from inside a callback. `stop()` returns once
+///   the thread has ended, except when called from a callback, where it returns at once and the thread ends as
+///   soon as the callback returns. After `stop()`, no callback runs until the next `start`.
+public final class SensorSource: @unchecked Sendable {
+    /// What to capture and how often.
+    public struct Configuration: Sendable, Hashable {
+        /// The wanted sample rate in Hz: the polling rate, and the floor for the sampling frequency chosen.
+        public var rate: Double = 50
+        /// Whether to read a gyroscope alongside the accelerometer.
+        public var gyroscope: Bool = true
+        /// Seconds between rescans while no sensor is available (udev events rescan sooner).
+        public var rescanInterval: Double = 1
+        /// Seconds a new buffer may stay silent before capture falls back to polling.
+        public var firstDataTimeout: Double = 0.5
+
+        /// The defaults: 50 Hz, with the gyroscope, rescanning every second, falling back after 500 ms.
+        public init() {}
+    }
+
+    /// The configuration given at creation.
+    public let configuration: Configuration
+
+    private struct Control {
+        var running = false
+        var stopRequested = false
+        var buffer: UInt = 0
+        var thread: pthread_t = 0
+    }
+
+    private let control = Mutex<Control>(Control())
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    // Set by `start` before the thread exists and read only by that thread.
+    private var onSample: (Sample) -> Void = { _ in }
+    private var onStatus: (SensorStatus) -> Void = { _ in }
+    // Touched only by the source's thread.
+    private var reported: SensorStatus?
+    private var hadSensor = false
+    private var absentLogged = false
+    private var monitor: UDevMonitor?
+
+    /// Creates a stopped source.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 {
+            for fd in fds {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            }
+        }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+    }
+
+    deinit {
+        stop()
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    /// Whether the source's thread is running.
+    public var isRunning: Bool { control.withLock { $0.running && !$0.stopRequested } }
+
+    /// Starts capturing on a new thread; does nothing if already running.
+    ///
+    /// - Parameters:
+    ///   - onSample: called with every calibrated sample.
+    ///   - onStatus: called when the sensor status changes.
+    public func start(onSample: @escaping @Sendable (Sample) -> Void, onStatus: @escaping @Sendable (SensorStatus) -> Void) {
+        while true {
+            let busy = control.withLock { c -> Bool? in
+                if c.running && !c.stopRequested { return nil }
+                return c.running
+            }
+            guard let busy else { return }
+            if !busy { break }
+            if control.withLock({ pthread_equal($0.thread, pthread_self()) != 0 }) {
+                // Restarted from a callback right after stopping: keep the same thread going.
+                control.withLock { $0.stopRequested = false }
+                return
+            }
+            var ts = timespec(tv_sec: 0, tv_nsec: 2_000_000)
+            nanosleep(&ts, nil)
+        }
+        var byte: UInt8 = 0
+        while read(wakeRead, &byte, 1) > 0 {}
+        self.onSample = onSample
+        self.onStatus = onStatus
+        reported = nil
+        hadSensor = false
+        absentLogged = false
+        control.withLock {
+            $0.running = true
+            $0.stopRequested = false
+        }
+        var tid = pthread_t()
+        let arg = Unmanaged.passRetained(self).toOpaque()
+        let rc = pthread_create(&tid, nil, { arg in
+            let source = Unmanaged<SensorSource>.fromOpaque(arg!).takeRetainedValue()
+            source.threadMain()
+            return nil
+        }, arg)
+        if rc != 0 {
+            Unmanaged<SensorSource>.fromOpaque(arg).release()
+            control.withLock { $0.running = false }
+            SensorLog.write(.error, "cannot start the sensor thread: \(String(cString: strerror(rc)))")
+            return
+        }
+        control.withLock { $0.thread = tid }
+    }
+
+    /// Stops capturing and closes the device; see the type's threading contract.
+    public func stop() {
+        let (thread, wasRunning) = control.withLock { c -> (pthread_t, Bool) in
+            guard c.running, !c.stopRequested else { return (c.thread, false) }
+            c.stopRequested = true
+            if c.buffer != 0, let buf = OpaquePointer(bitPattern: c.buffer) { iio_buffer_cancel(buf) }
+            return (c.thread, true)
+        }
+        guard wasRunning else { return }
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+        if pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)
+        } else {
+            pthread_join(thread, nil)
+        }
+    }
+
+    // MARK: - The source's thread
+
+    var stopRequested: Bool { control.withLock { $0.stopRequested } }
+
+    /// Publishes the buffer that `stop()` must cancel, or clears it before the buffer is destroyed.
+    func setActiveBuffer(_ buf: OpaquePointer?) {
+        control.withLock { $0.buffer = buf.map { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer($0))) } ?? 0 }
+    }
+
+    /// Sleeps until `deadline` (monotonic seconds) or a stop; returns false when stopped.
+    func wait(until deadline: Double) -> Bool {
+        while !stopRequested {
+            let left = deadline - MonotonicClock.now()
+            if left <= 0 { return true }
+            var p = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, Int32((left * 1000).rounded(.up)))
+        }
+        return false
+    }
+
+    /// Hands one sample to the owner, reporting `.ok` first when the status was something else.
+    func deliver(_ sample: Sample) {
+        hadSensor = true
+        report(.ok)
+        onSample(sample)
+    }
+
+    private func report(_ status: SensorStatus) {
+        guard status != reported, !stopRequested else { return }
+        reported = status
+        onStatus(status)
+    }
+
+    private func threadMain() {
+        defer {
+            monitor = nil
+            control.withLock {
+                $0.running = false
+                $0.stopRequested = false
+                $0.buffer = 0
+            }
+        }
+        while !stopRequested {
+            let outcome = session()
+            switch outcome {
+            case .stopped:
+                return
+            case .absent(let message):
+                if !absentLogged {
+                    SensorLog.write(.warning, message)
+                    absentLogged = true
+                }
+            case .failed(let error):
+                if error.isPermission {
+                    SensorLog.once(.error, error.description)
+                } else {
+                    SensorLog.limited(.warning, key: "failed:" + error.description, interval: 60, error.description)
+                }
+                if !absentLogged && hadSensor {
+                    SensorLog.write(.warning, "sensor lost; waiting for \(SensorDiscovery.lookingFor) to come back")
+                }
+                absentLogged = true
+            case .fallBack:
+                break
+            }
+            if stopRequested { return }
+            report(hadSensor ? .lost : .none)
+            waitForChange()
+        }
+    }
+
+    /// Waits for a udev event on the iio subsystem, the rescan interval, or a stop.
+    private func waitForChange() {
+        if monitor == nil { monitor = UDevMonitor() }
+        var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: monitor?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+        _ = poll(&fds, nfds_t(fds.count), Int32(configuration.rescanInterval * 1000))
+        if fds[1].revents != 0 {
+            monitor?.drain()
+            // Let the driver finish creating its attributes before they are read.
+            _ = wait(until: MonotonicClock.now() + 0.05)
+        }
+    }
+
+    /// One discovery and, when a display accelerometer is found, one capture until it ends.
+    private func session() -> SensorCapture.Outcome {
+        let ctx: IIOContext
+        do { ctx = try IIOContext(timeoutMilliseconds: UInt32(configuration.firstDataTimeout * 1000)) } catch {
+            return .absent("no accelerometer found: looked for \(SensorDiscovery.lookingFor) (\(error)); waiting for one to appear")
+        }
+        let inventory = SensorDiscovery.inventory(context: ctx, udev: UDevDatabase(), rate: configuration.rate)
+        for r in inventory.rejected {
+            SensorLog.once(.error, "\(r.id): cannot use this \(r.kind.rawValue): \(r.error)")
+        }
+        guard let accel = inventory.display, let dev = ctx.device(id: accel.id) else {
+            if let base = inventory.base {
+                return .absent("no display accelerometer found: \(base.id) (\(base.name)) sits in the base (\(base.locationSource)) and is not used; waiting for \(SensorDiscovery.lookingFor) in the display")
+            }
+            if let r = inventory.rejected.first(where: { $0.kind == .accelerometer }) {
+                return .failed(r.error)
+            }
+            return .absent("no accelerometer found: looked for \(SensorDiscovery.lookingFor); waiting for one to appear")
+        }
+        monitor = nil
+        absentLogged = false
+        let gyro = configuration.gyroscope ? inventory.gyroscope : nil
+        var message = "using \(accel.id) (\(accel.name)) as the display accelerometer, \(accel.capture.rawValue)"
+        if let gyro { message += ", gyroscope \(gyro.id) (\(gyro.name))" }
+        if let base = inventory.base { message += "; base accelerometer \(base.id) is not used" }
+        SensorLog.limited(.info, key: "using", interval: 5, message)
+        let capture = SensorCapture(source: self, context: ctx, device: dev, accelerometer: accel,
+                                    gyroscope: gyro, gyroscopeDevice: gyro.flatMap { ctx.device(id: $0.id) })
+        return capture.run()
+    }
+}

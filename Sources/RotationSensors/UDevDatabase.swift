@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CUDev
+
+/// Reads udev properties of IIO devices, such as `ACCEL_MOUNT_MATRIX` from the systemd hwdb.
+///
+/// Not thread-safe: one thread owns an instance.
+final class UDevDatabase {
+    private let udev: OpaquePointer?
+
+    init() { udev = udev_new() }
+
+    deinit { if let udev { udev_unref(udev) } }
+
+    /// Property `key` of the udev device with subsystem `iio` and sysname `id` (such as `iio:device0`),
+    /// or nil when udev is unavailable, the device is unknown to it, or the property is unset.
+    func property(_ key: String, device id: String) -> String? {
+        guard let udev, let dev = udev_device_new_from_subsystem_sysname(udev, "iio", id) else { return nil }
+        defer { udev_device_unref(dev) }
+        return udev_device_get_property_value(dev, key).map { String(cString: $0) }
+    }
+}
+
+/// Watches udev for IIO devices being added or removed.
+///
+/// Not thread-safe: one thread owns an instance.
+final class UDevMonitor {
+    private let udev: OpaquePointer?
+    private let monitor: OpaquePointer?
+
+    init() {
+        udev = udev_new()
+        var mon: OpaquePointer? = nil
+        if let udev, let m = udev_monitor_new_from_netlink(udev, "udev") {
+            if udev_monitor_filter_add_match_subsystem_devtype(m, "iio", nil) >= 0,
+               udev_monitor_enable_receiving(m) >= 0 {
+                mon = m
+            } else {
+                udev_monitor_unref(m)
+            }
+        }
+        monitor = mon
+    }
+
+    deinit {
+        if let monitor { udev_monitor_unref(monitor) }
+        if let udev { udev_unref(udev) }
+    }
+
+    /// The descriptor that becomes readable when an event arrives, or −1 without a monitor.
+    var fileDescriptor: Int32 { monitor.map { udev_monitor_get_fd($0) } ?? -1 }
+
+    /// Reads and discards every pending event.
+    func drain() {
+        guard let monitor else { return }
+        while let dev = udev_monitor_receive_device(monitor) { udev_device_unref(dev) }
+    }
+}

@@ -1,0 +1,100 @@
+import RotationEngine
+@testable import RotationSensors
+import Testing
+
+@Suite("Mount matrix parsing and calibration math")
+struct MountMatrixTests {
+    static let onda = "0, -1, 0; -1, 0, 0; 0, 0, 1"
+    static let ondaScale = 0.019163
+
+    /// The rotation the engine publishes after a second of the device held still at reading `a`.
+    static func engineRotation(holding a: Vector3) -> Rotation? {
+        var engine = OrientationEngine()
+        for i in 0..<50 { _ = engine.process(Sample(time: Double(i) / 50, acceleration: a)) }
+        return engine.state.rotation
+    }
+
+    @Test("the Onda v975w hwdb quirk parses row by row")
+    func parsesOndaQuirk() throws {
+        let m = try MountMatrix.parse(Self.onda)
+        #expect(m.row0 == Vector3(0, -1, 0))
+        #expect(m.row1 == Vector3(-1, 0, 0))
+        #expect(m.row2 == Vector3(0, 0, 1))
+        #expect(m.description == Self.onda)
+    }
+
+    @Test("spaces, tabs, a trailing newline and fractions are accepted")
+    func toleratesWhitespaceAndFractions() throws {
+        let m = try MountMatrix.parse("0.5,\t-0.866, 0 ;0.866 ,0.5,0; 0, 0,   1\n")
+        #expect(m.row0 == Vector3(0.5, -0.866, 0))
+        #expect(m.row1 == Vector3(0.866, 0.5, 0))
+        #expect(m.row2.z == 1)
+    }
+
+    @Test("numbers parse with a point whatever the C locale would say: a comma decimal is rejected, not misread")
+    func localeIndependent() {
+        // "0,5" splits into two fields, so the row count is wrong: the text is refused instead of guessed at.
+        #expect(throws: MountMatrixError.self) { try MountMatrix.parse("0,5, 0, 0; 0, 1, 0; 0, 0, 1") }
+    }
+
+    @Test("malformed text is rejected with the reason", arguments: [
+        "", "1, 0, 0; 0, 1, 0", "1, 0, 0; 0, 1, 0; 0, 0", "1, 0, x; 0, 1, 0; 0, 0, 1", "1, 0, inf; 0, 1, 0; 0, 0, 1",
+        "1, 0, 0; 0, 1, 0; 0, 0, 1; 0, 0, 0", "nan, 0, 0; 0, 1, 0; 0, 0, 1",
+    ])
+    func rejectsMalformed(text: String) {
+        #expect(throws: MountMatrixError.self) { try MountMatrix.parse(text) }
+    }
+
+    @Test("an all-zero row is rejected and named")
+    func rejectsZeroRow() throws {
+        let m = try MountMatrix.parse("1, 0, 0; 0, 0, 0; 0, 0, 1")
+        #expect(throws: MountMatrixError.zeroRow(matrix: m, row: 2)) { try m.validated() }
+        let message = "\(MountMatrixError.zeroRow(matrix: m, row: 2))"
+        #expect(message.contains("1, 0, 0; 0, 0, 0; 0, 0, 1") && message.contains("row 2"))
+    }
+
+    @Test("a singular matrix is rejected")
+    func rejectsSingular() throws {
+        let m = try MountMatrix.parse("1, 0, 0; 1, 0, 0; 0, 0, 1")
+        #expect(throws: MountMatrixError.singular(matrix: m)) { try m.validated() }
+    }
+
+    @Test("identity and rotation matrices validate")
+    func acceptsRotations() throws {
+        _ = try MountMatrix.identity.validated()
+        _ = try MountMatrix.parse(Self.onda).validated()
+        #expect(try MountMatrix.parse(Self.onda).determinant == -1)
+    }
+
+    @Test("Onda v975w: raw (523, 13, 5) reads upright, (0, -g, 0)")
+    func ondaNormal() throws {
+        let cal = SensorCalibration(scale: Vector3(Self.ondaScale, Self.ondaScale, Self.ondaScale),
+                                    matrix: try MountMatrix.parse(Self.onda))
+        let a = cal.apply(raw: Vector3(523, 13, 5))
+        #expect(abs(a.x - (-13 * Self.ondaScale)) < 1e-9)
+        #expect(abs(a.y - (-523 * Self.ondaScale)) < 1e-9)
+        #expect(abs(a.z - 5 * Self.ondaScale) < 1e-9)
+        #expect(Self.engineRotation(holding: a) == .normal)
+    }
+
+    @Test("Onda v975w: raw (8, 521, -67) reads right edge up, (-g, 0, 0)")
+    func ondaRightUp() throws {
+        let cal = SensorCalibration(scale: Vector3(Self.ondaScale, Self.ondaScale, Self.ondaScale),
+                                    matrix: try MountMatrix.parse(Self.onda))
+        let a = cal.apply(raw: Vector3(8, 521, -67))
+        #expect(abs(a.x - (-521 * Self.ondaScale)) < 1e-9)
+        #expect(abs(a.y - (-8 * Self.ondaScale)) < 1e-9)
+        #expect(Self.engineRotation(holding: a) == .rightUp)
+    }
+
+    @Test("the offset is added to the raw count before the scale, per axis, then the matrix applies")
+    func offsetBeforeScale() throws {
+        let cal = SensorCalibration(scale: Vector3(0.01, 0.02, 0.5), offset: Vector3(-2000, 10, 0),
+                                    matrix: try MountMatrix.parse("0, 1, 0; 1, 0, 0; 0, 0, -1"))
+        let a = cal.apply(raw: Vector3(2100, -500, 4))
+        // Scaled: ((2100 − 2000)·0.01, (−500 + 10)·0.02, 4·0.5) = (1, −9.8, 2); then x↔y and z negated.
+        #expect(abs(a.x - (-9.8)) < 1e-9)
+        #expect(abs(a.y - 1) < 1e-9)
+        #expect(abs(a.z - (-2)) < 1e-9)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// Runs the real `rotationd` inside an umockdev testbed through `Tests/fixtures/umockdev-driver.py`.
+///
+/// The binary comes from `ROTATIOND_BIN_DIR` when set, else `<package root>/.build/debug`.
+struct UmockdevRun {
+    /// The package root, found from this file's path.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let fixtures = root.appendingPathComponent("Tests/fixtures")
+    static var binDir: String {
+        ProcessInfo.processInfo.environment["ROTATIOND_BIN_DIR"] ?? root.appendingPathComponent(".build/debug").path
+    }
+
+    /// What the run printed and how it ended.
+    struct Result {
+        var status: Int32
+        var stdout: [String]
+        var stderr: [String]
+
+        /// The published state events, as decoded JSON objects.
+        var events: [[String: Any]] {
+            stdout.compactMap { line in
+                guard let data = line.data(using: .utf8) else { return nil }
+                return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            }
+        }
+
+        /// The rotation of each event that has one, in order, with repeats collapsed.
+        var rotations: [Int] {
+            var out: [Int] = []
+            for e in events {
+                if let r = e["rotation"] as? Int, out.last != r { out.append(r) }
+            }
+            return out
+        }
+
+        /// The driver's failure line, if a step failed.
+        var failure: String? { stderr.first { $0.hasPrefix("driver:") } }
+
+        /// Everything, for test failure messages.
+        var transcript: String { (stdout + stderr).joined(separator: "\n") }
+    }
+
+    /// Runs `rotationd ARGS` with the given devices and steps (see the driver's usage text).
+    static func run(devices: [String], steps: [[Any]], arguments: [String]) throws -> Result {
+        let binary = binDir + "/rotationd"
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw RunError(message: "\(binary) is missing: run `swift build` first, or set ROTATIOND_BIN_DIR")
+        }
+        let stepsJSON = String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self)
+        var args = [fixtures.appendingPathComponent("umockdev-driver.py").path]
+        for d in devices { args += ["--device", d] }
+        args += ["--actions", stepsJSON, "--", binary] + arguments
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/umockdev-wrapper")
+        p.arguments = ["/usr/bin/python3"] + args
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-umockdev-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let outURL = dir.appendingPathComponent("stdout"), errURL = dir.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        p.standardOutput = try FileHandle(forWritingTo: outURL)
+        p.standardError = try FileHandle(forWritingTo: errURL)
+        try p.run()
+        p.waitUntilExit()
+        let outData = try Data(contentsOf: outURL), errData = try Data(contentsOf: errURL)
+        func lines(_ d: Data) -> [String] {
+            String(decoding: d, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        return Result(status: p.terminationStatus, stdout: lines(outData), stderr: lines(errData))
+    }
+
+    struct RunError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+}
