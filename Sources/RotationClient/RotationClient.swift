@@ -1,1 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
 import RotationEngine
+import Synchronization
+
+/// A subscriber to rotationd: connects to its socket, presents what it publishes as an `AsyncSequence`,
+/// and reconnects with backoff when the service goes away.
+public final class RotationClient: Sendable {
+    /// The socket path.
+    public let path: String
+
+    /// Uses `path`, or the default path (`ROTATIOND_SOCKET`, else the system or per-user path).
+    public init(path: String? = nil) throws(ClientError) {
+        guard let p = SocketPath.resolve(explicit: path, environment: { ProcessInfo.processInfo.environment[$0] },
+                                         isRoot: geteuid() == 0) else {
+            throw ClientError(path: "(none)", reason: SocketPath.unresolvedAdvice)
+        }
+        self.path = p
+    }
+
+    /// Connects once and returns the greeting and the current state, without reconnecting.
+    public func currentState(timeout: Double = 5) throws(ClientError) -> (hello: Hello, state: StateEvent, stateLine: String) {
+        let c = try LineConnection(path: path)
+        defer { c.close() }
+        guard let first = c.readLine(timeout: timeout) else { throw ClientError(path: path, reason: "no greeting from the service") }
+        guard case .hello(let hello)? = ServerMessage.decode(first) else {
+            throw ClientError(path: path, reason: "the first line is not a protocol \(Hello.currentProtocol) hello")
+        }
+        guard let second = c.readLine(timeout: timeout), case .state(let state)? = ServerMessage.decode(second) else {
+            throw ClientError(path: path, reason: "no state after the greeting")
+        }
+        return (hello, state, second)
+    }
+
+    /// Everything the service publishes, across reconnections, until the consumer stops iterating.
+    ///
+    /// - Parameters:
+    ///   - subscribe: event types to request after each connection; nil keeps the service's default (`state`).
+    ///   - initialBackoff: seconds before the first retry; each further failure doubles it up to `maxBackoff`.
+    public func events(subscribe: [EventType]? = nil, initialBackoff: Double = 0.1, maxBackoff: Double = 2) -> AsyncStream<ServiceEvent> {
+        let path = self.path
+        let (stream, continuation) = AsyncStream<ServiceEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let flag = CancelFlag()
+        continuation.onTermination = { _ in flag.set() }
+        Thread.detachNewThread {
+            var backoff = initialBackoff
+            var reportedOutage = false
+            while !flag.isSet {
+                var reason = ""
+                do {
+                    let c = try LineConnection(path: path)
+                    var greeted = false
+                    while let line = c.readLine(shouldStop: { flag.isSet }) {
+                        guard let message = ServerMessage.decode(line) else { continue }
+                        if case .hello(let hello) = message, !greeted {
+                            greeted = true
+                            guard hello.protocolVersion == Hello.currentProtocol else {
+                                reason = "the service speaks protocol \(hello.protocolVersion), this client \(Hello.currentProtocol)"
+                                break
+                            }
+                            backoff = initialBackoff
+                            reportedOutage = false
+                            continuation.yield(.connected(path: path, hello: hello, line: line))
+                            if let subscribe { try? c.send(ClientCommand.subscribe(subscribe).jsonLine) }
+                        } else {
+                            continuation.yield(.message(message, line: line))
+                        }
+                    }
+                    c.close()
+                    if reason.isEmpty { reason = greeted ? "the service closed the connection" : "the service did not greet" }
+                } catch {
+                    reason = (error as? ClientError)?.reason ?? "\(error)"
+                }
+                if flag.isSet { break }
+                if !reportedOutage {
+                    continuation.yield(.disconnected(reason: reason, retryAfter: backoff))
+                    reportedOutage = true
+                }
+                var slept = 0.0
+                while slept < backoff && !flag.isSet {
+                    usleep(50_000)
+                    slept += 0.05
+                }
+                backoff = min(maxBackoff, backoff * 2)
+            }
+            continuation.finish()
+        }
+        return stream
+    }
+}
+
+/// A flag set once, from any thread.
+final class CancelFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .relaxed) }
+    var isSet: Bool { value.load(ordering: .relaxed) }
+}

@@ -18,6 +18,13 @@ struct Options {
     var help = false
     var cameras: [Camera] = []
     var configuration = EngineConfiguration.default
+    var serve = false
+    var socket: String?
+    var socketMode: UInt32 = 0o666
+    var samplesGroup: String?
+    var clientTimeout: Double = 30
+    var speed: Double = 1
+    var verbose = false
 
     static let usage = """
     usage: rotationd [options]
@@ -37,9 +44,26 @@ struct Options {
       --record FILE.csv     read the live sensor and write its calibrated samples as a trace
       --rate HZ             live sample rate (default 50)
       --always              keep sampling with no subscriber connected
+      --serve               publish over the Unix socket (protocol: Docs/protocol.md). With --replay,
+                            serving paces the trace in real time (--realtime is implied) and keeps the
+                            last state published after the trace ends, until SIGTERM or SIGINT.
+                            Without --replay it serves the live sensor; --print adds standard output
+      --socket PATH         the socket to serve on (implies --serve). Default: $ROTATIOND_SOCKET, else
+                            /run/rotationd/rotationd.sock as root, else $XDG_RUNTIME_DIR/rotationd.sock.
+                            Under systemd socket activation (LISTEN_FDS) the passed socket is used
+      --socket-mode MODE    octal file mode of a socket rotationd creates (default 0666)
+      --samples-group NAME  let members of group NAME subscribe to raw samples (root always may)
+      --client-timeout SEC  disconnect a client that has read nothing for SEC seconds (default 30)
+      --speed FACTOR        with --realtime: play the trace FACTOR times faster than recorded (default 1)
+      --verbose             log every connection (debug level)
       -h, --help            show this help
 
-    Exit status: 0 on success, 2 on bad arguments or a malformed trace.
+    Without --serve or --socket, --replay prints one JSON line per change on standard output and exits.
+    Logs go to standard error, one line each with its level. SIGTERM and SIGINT stop the service
+    cleanly; it removes the socket file it created (never one systemd passed in).
+
+    Exit status: 0 on success, 1 when the service cannot start (for example another instance is
+    already serving on the socket), 2 on bad arguments or a malformed trace.
     """
 
     static func parse(_ args: [String]) throws(UsageError) -> Options {
@@ -68,6 +92,18 @@ struct Options {
                 o.rate = hz
             case "--camera": o.cameras.append(try parseCamera(try value(a)))
             case "--set": try parseSetting(try value(a), into: &o.configuration)
+            case "--serve": o.serve = true
+            case "--socket": o.socket = try value(a); o.serve = true
+            case "--socket-mode":
+                let v = try value(a)
+                guard let mode = UInt32(v, radix: 8), mode <= 0o777 else {
+                    throw UsageError(description: "--socket-mode \(v): expected an octal file mode such as 0660")
+                }
+                o.socketMode = mode
+            case "--samples-group": o.samplesGroup = try value(a)
+            case "--client-timeout": o.clientTimeout = try positive(a, try value(a))
+            case "--speed": o.speed = try positive(a, try value(a))
+            case "--verbose": o.verbose = true
             case "-h", "--help": o.help = true
             default: throw UsageError(description: "unknown option \(a); see --help")
             }
@@ -76,6 +112,13 @@ struct Options {
         if o.cameras.isEmpty { o.cameras = Camera.defaults }
         if let problem = o.configuration.validate() { throw UsageError(description: "--set: \(problem)") }
         return o
+    }
+
+    static func positive(_ flag: String, _ v: String) throws(UsageError) -> Double {
+        guard let d = Double(v), d.isFinite, d > 0 else {
+            throw UsageError(description: "\(flag) \(v): expected a positive number")
+        }
+        return d
     }
 
     static func parseSetting(_ s: String, into configuration: inout EngineConfiguration) throws(UsageError) {

@@ -1,2 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import RotationClient
 import RotationEngine
-print("rotwatch: not connected")
+
+let usage = """
+usage: rotwatch [--json] [--once] [--socket PATH]
+
+Shows what rotationd publishes, like monitor-sensor: a header line naming the service, the sensor and
+the cameras, then one line per change with the time (monotonic seconds, trace seconds for a replay),
+the orientation and rotation, each camera's capture angle and the tilt.
+
+  --json          print the service's raw JSON lines instead (protocol: Docs/protocol.md)
+  --once          print the current state and exit: 0 on success, 2 when no service is running
+  --socket PATH   the service's socket. Default: $ROTATIOND_SOCKET, else /run/rotationd/rotationd.sock
+                  as root, else $XDG_RUNTIME_DIR/rotationd.sock
+  -h, --help      show this help
+
+Without --once, rotwatch runs until interrupted. When the service stops it says so on standard error
+and waits, reconnecting with backoff (up to 2 s between attempts); it never exits on its own.
+Colour is used only when standard output is a terminal and NO_COLOR is not set.
+"""
+
+struct Arguments {
+    var json = false
+    var once = false
+    var socket: String?
+}
+
+func fail(_ message: String, status: Int32) -> Never {
+    var text = "rotwatch: \(message)\n"
+    text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    exit(status)
+}
+
+func say(_ line: String, to fd: Int32 = 1) {
+    var text = line + "\n"
+    text.withUTF8 { buf in
+        var off = 0
+        while off < buf.count {
+            let n = write(fd, buf.baseAddress! + off, buf.count - off)
+            if n <= 0 { if errno == EINTR { continue }; exit(0) }
+            off += n
+        }
+    }
+}
+
+var args = Arguments()
+var rest = Array(CommandLine.arguments.dropFirst())
+while !rest.isEmpty {
+    let a = rest.removeFirst()
+    switch a {
+    case "--json": args.json = true
+    case "--once": args.once = true
+    case "--socket":
+        guard !rest.isEmpty else { fail("--socket needs a path; see --help", status: 2) }
+        args.socket = rest.removeFirst()
+    case "-h", "--help":
+        say(usage)
+        exit(0)
+    default: fail("unknown option \(a); see --help", status: 2)
+    }
+}
+
+let colour = isatty(1) == 1 && getenv("NO_COLOR") == nil
+func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+
+/// The header line for a greeting.
+func header(_ hello: Hello, path: String) -> String {
+    let cams = hello.cameras.map { "\($0.name) (\($0.facing.rawValue), mount \($0.mount)°)" }.joined(separator: ", ")
+    return paint("\(hello.service) \(hello.version)", "1") + " on \(path), protocol \(hello.protocolVersion)"
+        + " | sensor: \(hello.sensor ?? "none") | cameras: \(cams.isEmpty ? "none" : cams)"
+}
+
+/// One line for a state.
+func describe(_ e: StateEvent) -> String {
+    let time = e.time.isFinite ? JSONWriter.format(e.time, decimals: 3) : "-"
+    let padded = String(repeating: " ", count: max(0, 10 - time.count)) + time
+    var line = paint(padded, "2") + "  "
+    if let r = e.state.rotation {
+        let name = r.name + String(repeating: " ", count: max(0, 9 - r.name.count))
+        let deg = "\(r.degrees)°"
+        line += paint(name, "1;36") + " " + deg + String(repeating: " ", count: max(0, 5 - deg.count))
+    } else {
+        line += "unknown         "
+    }
+    for cam in e.cameras {
+        let angle = e.state.rotation.map { "\(cam.captureAngle(for: $0))°" } ?? "-"
+        line += "  \(cam.name) \(angle)" + String(repeating: " ", count: max(0, 4 - angle.count))
+    }
+    line += "  tilt \(e.state.tilt?.name ?? "unknown")"
+    if e.state.flat { line += " (flat)" }
+    if e.sensor != .ok { line += "  " + paint("sensor \(e.sensor.rawValue)", "1;31") }
+    if e.missed > 0 { line += "  (missed \(e.missed))" }
+    return line
+}
+
+let client: RotationClient
+do { client = try RotationClient(path: args.socket) } catch { fail(error.description, status: 2) }
+
+if args.once {
+    do {
+        let (hello, state, line) = try client.currentState()
+        if args.json {
+            say(line)
+        } else {
+            say(header(hello, path: client.path))
+            say(describe(state))
+        }
+        exit(0)
+    } catch {
+        fail(error.description, status: 2)
+    }
+}
+
+signal(SIGPIPE, SIG_IGN)
+for await event in client.events() {
+    switch event {
+    case .connected(let path, let hello, let line):
+        if args.json { say(line) } else { say(header(hello, path: path)) }
+    case .message(let message, let line):
+        if args.json { say(line); continue }
+        switch message {
+        case .state(let e): say(describe(e))
+        case .error(let e): say("rotwatch: service error: \(e)", to: 2)
+        default: break
+        }
+    case .disconnected(let reason, _):
+        say("rotwatch: \(reason) at \(client.path); waiting for the service, retrying with backoff", to: 2)
+    }
+}

@@ -1,0 +1,11 @@
+import RotationEngine
+
+/// What a subscription to the service yields.
+public enum ServiceEvent: Sendable {
+    /// A connection was made and the service greeted; `line` is the raw `hello` line.
+    case connected(path: String, hello: Hello, line: String)
+    /// Any later message (`state`, `sample`, `subscribed`, `error`), decoded, with its raw line.
+    case message(ServerMessage, line: String)
+    /// The connection was lost or could not be made; the next attempt follows after `retryAfter` seconds.
+    case disconnected(reason: String, retryAfter: Double)
+}

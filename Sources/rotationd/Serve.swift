@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import RotationEngine
+import RotationSensors
+import RotationService
+
+/// Runs an input through the engine into the chosen outputs: standard output, the socket service, or both.
+///
+/// The outputs are elements of one `Publisher`; the input is an `InputFeed` on its own thread, or, for a
+/// replay that only prints, the main thread.
+struct Serve {
+    let options: Options
+
+    /// Runs until the input ends (printing a replay) or until SIGTERM/SIGINT (serving); returns the exit status.
+    func run() -> Int32 {
+        if options.verbose { Log.minimumLevel = .debug }
+        guard let path = options.replay else { return serve(nil) }
+        let trace: TraceReplay
+        do { trace = try TraceReplay(path: path) } catch {
+            Log.error("\(error)")
+            return 2
+        }
+        let feed = ReplayFeeder(samples: trace.samples, realtime: options.realtime || options.serve, speed: options.speed,
+                                ignoreGyro: options.noGyro, sensorDescription: "replay:\(path)")
+        guard options.serve else {
+            let publisher = Publisher(outputs: [StandardOutputPrinter()])
+            let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
+                                      cameras: options.cameras, sensor: .ok, publisher: publisher)
+            feed.run(runner)
+            publisher.close()
+            return 0
+        }
+        return serve(feed)
+    }
+
+    /// Serves `replay`, or the live sensor when it is nil, over the socket until SIGTERM or SIGINT.
+    func serve(_ replay: ReplayFeeder?) -> Int32 {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGTERM)
+        sigaddset(&blocked, SIGINT)
+        // Blocked before any thread starts, so every thread inherits the mask and only sigwait sees them.
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        signal(SIGPIPE, SIG_IGN)
+
+        var group: UInt32?
+        if let name = options.samplesGroup {
+            guard let gid = PeerCredentials.groupID(named: name) else {
+                Log.error("\(ServiceError.unknownGroup(name))")
+                return 2
+            }
+            group = gid
+        }
+        let listener: ListeningSocket
+        do {
+            if let activated = try ListeningSocket.activated() {
+                listener = activated
+                if options.socket != nil { Log.info("socket-activated: serving on the socket systemd passed, not --socket") }
+            } else {
+                guard let path = SocketPath.resolve(explicit: options.socket, environment: { name in getenv(name).map { String(cString: $0) } },
+                                                    isRoot: geteuid() == 0) else {
+                    Log.error(SocketPath.unresolvedAdvice)
+                    return 1
+                }
+                listener = try ListeningSocket.bind(path: path, mode: mode_t(options.socketMode))
+            }
+        } catch {
+            Log.error("\(error)")
+            return 1
+        }
+
+        let notifier = SystemdNotifier.fromEnvironment()
+        var limits = ServerLimits()
+        limits.stuckTimeout = options.clientTimeout
+        let server: SocketServer
+        do {
+            let initial = StateEvent(seq: 0, time: .nan, state: .initial, cameras: options.cameras, sensor: .ok)
+            server = try SocketServer(listener: listener,
+                                      identity: .init(sensor: replay?.sensorDescription, cameras: options.cameras),
+                                      initial: initial, limits: limits, samplesGroup: group, notifier: notifier)
+        } catch {
+            listener.close()
+            Log.error("\(error)")
+            return 1
+        }
+        var outputs: [any PublisherOutput] = [server]
+        if options.print { outputs.append(StandardOutputPrinter()) }
+        let publisher = Publisher(outputs: outputs)
+        let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
+                                  cameras: options.cameras, sensor: replay == nil ? .none : .ok, publisher: publisher)
+        let feed: any InputFeed = replay ?? LiveFeed(options: options, server: server)
+        let how = listener.activated ? "socket-activated" : "mode \(String(options.socketMode, radix: 8))"
+        Log.info("serving on \(listener.path) (\(how)); sensor \(replay?.sensorDescription ?? "live"); cameras \(options.cameras.map(\.name).joined(separator: ", "))")
+        feed.start(runner)
+        server.start()
+        notifier?.send("READY=1\nSTATUS=Serving on \(listener.path)")
+
+        var signo: Int32 = 0
+        while sigwait(&blocked, &signo) != 0 {}
+        Log.info("received \(signo == SIGTERM ? "SIGTERM" : "SIGINT"); shutting down")
+        notifier?.send("STOPPING=1\nSTATUS=Shutting down")
+        feed.stop()
+        publisher.close()
+        Log.info("stopped")
+        return 0
+    }
+}
+
+/// The live sensor as an input feed: sampling runs only while a client is connected (or with `--always`).
+private final class LiveFeed: InputFeed, @unchecked Sendable {
+    let sensorDescription: String? = nil
+    private let options: Options
+    private let server: SocketServer
+    private var live: LiveInput?
+
+    init(options: Options, server: SocketServer) {
+        self.options = options
+        self.server = server
+    }
+
+    func start(_ runner: EngineRunner) {
+        let server = self.server
+        let live = LiveInput(options: options) { event in
+            switch event {
+            case .sample(let s): runner.feed(s)
+            case .status(let status, let time):
+                server.setSensorDescription(status == .ok ? "iio" : nil)
+                runner.setSensor(status, time: time)
+            }
+        }
+        self.live = live
+        server.observeClients { connected in
+            if connected { live.subscriberAdded() } else { live.subscriberRemoved() }
+        }
+    }
+
+    func stop() { live?.shutdown() }
+}
