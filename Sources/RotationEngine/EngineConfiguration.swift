@@ -32,7 +32,7 @@ public struct EngineConfiguration: Sendable, Hashable {
     /// Turn rate in the screen plane below which the device counts as settled.
     public var settleRate: Double = 100
     /// How long the device must have been settled before a new quadrant is published.
-    public var settleTime: Double = 0.03
+    public var settleTime: Double = 0.05
     /// Time constant of the low-pass filter on the measured turn rate.
     public var rateSmoothingTime: Double = 0.03
 

@@ -78,8 +78,12 @@ public struct OrientationEngine: Sendable {
         if next.flat {
             candidate = nil
         } else if !published {
-            // The first decision needs no time rule: there is nothing yet it could wrongly replace.
-            next.rotation = nearestQuadrant(f)
+            // The first decision needs no dwell, since there is nothing yet it could wrongly replace; it only
+            // waits until the device has been settled for `settleTime`, so one lucky sample of a shaken device
+            // cannot decide it.
+            if t - meter.lastFastTime >= c.settleTime {
+                next.rotation = nearestQuadrant(f)
+            }
             candidate = nil
         } else {
             let proposal = quadrant(f, current: state.rotation)
@@ -96,6 +100,8 @@ public struct OrientationEngine: Sendable {
                 }
             }
         }
+        // Before the first decision only a flat device has something to say.
+        if !published && next.rotation == nil && !next.flat { return nil }
         guard next != state else { return nil }
         state = next
         published = true

@@ -1,0 +1,42 @@
+import Testing
+@testable import RotationEngine
+
+@Suite("Sample rates")
+struct SampleRateTests {
+    /// Upright, a quarter left-up, a half turn to right-up, back upright; each held 1.5 s.
+    func scenario(rate: Double, jitter: Double, dropRate: Double, seed: UInt64) -> (samples: [Sample], arrivals: [Double]) {
+        var trace = SyntheticTrace(rate: rate, angle: 0, jitter: jitter, dropRate: dropRate, seed: seed)
+        var arrivals: [Double] = []
+        trace.hold(1.5)
+        trace.turn(by: 90, over: 0.5); arrivals.append(trace.time); trace.hold(1.5)
+        trace.turn(by: 180, over: 0.8); arrivals.append(trace.time); trace.hold(1.5)
+        trace.turn(by: 90, over: 0.5); arrivals.append(trace.time); trace.hold(1.5)
+        return (trace.samples, arrivals)
+    }
+
+    @Test("5, 10, 50, 100 and 400 Hz with jitter and lost samples give the same rotations, each soon after the turn ends",
+          arguments: [5.0, 10, 50, 100, 400])
+    func sameResultAtEveryRate(_ rate: Double) {
+        for seed in UInt64(1)...4 {
+            let (samples, arrivals) = scenario(rate: rate, jitter: 0.5, dropRate: 0.1, seed: seed)
+            let changes = replay(samples).rotationChanges
+            #expect(changes.map(\.rotation) == [.normal, .leftUp, .rightUp, .normal], "\(rate) Hz seed \(seed)")
+            guard changes.count == 4 else { continue }
+            // Allow two sample intervals for the time rule at low rates, and 150 ms at high ones.
+            let allowance = max(0.15, 2.5 / rate)
+            for (change, arrival) in zip(changes.dropFirst(), arrivals) {
+                #expect(change.time - arrival < allowance, "\(rate) Hz seed \(seed): \(change.time - arrival) s after arrival")
+            }
+        }
+    }
+
+    @Test("at 5 Hz a single sample in a new quadrant is never enough")
+    func singleSampleNeverEnough() {
+        var engine = OrientationEngine()
+        let up = Vector3(0, -9.8, 0), left = Vector3(9.8, 0, 0)
+        for i in 0..<10 { _ = engine.process(Sample(time: Double(i) * 0.2, acceleration: up)) }
+        #expect(engine.process(Sample(time: 2.0, acceleration: left)) == nil)
+        #expect(engine.process(Sample(time: 2.2, acceleration: up)) == nil)
+        #expect(engine.state.rotation == .normal)
+    }
+}

@@ -1,0 +1,76 @@
+import Testing
+@testable import RotationEngine
+
+@Suite("Trace format")
+struct TraceFormatTests {
+    func error(_ text: String) -> TraceError? {
+        do { _ = try TraceFormat.parse(text); return nil } catch { return error }
+    }
+
+    @Test("an accelerometer-only trace parses, without gyroscope readings")
+    func accelOnly() throws {
+        let samples = try TraceFormat.parse("t,x,y,z\n0,0,-9.8,0\n0.02,0.1,-9.7,0.2\n")
+        #expect(samples.count == 2)
+        #expect(samples[1] == Sample(time: 0.02, acceleration: Vector3(0.1, -9.7, 0.2)))
+        #expect(samples.allSatisfy { $0.angularVelocity == nil })
+    }
+
+    @Test("a trace with gyroscope columns carries them")
+    func withGyro() throws {
+        let samples = try TraceFormat.parse("t,x,y,z,gx,gy,gz\n0,0,-9.8,0,0.1,0.2,-0.3\n")
+        #expect(samples.first?.angularVelocity == Vector3(0.1, 0.2, -0.3))
+    }
+
+    @Test("blank lines and a carriage return before the newline are accepted")
+    func blankLinesAndCarriageReturn() throws {
+        #expect(try TraceFormat.parse("t,x,y,z\n\n0,0,-9.8,0\n \n0.1,0,-9.8,0").count == 2)
+        #expect(try TraceFormat.parse("t,x,y,z\n0,0,-9.8,0\r").count == 1)
+    }
+
+    @Test("a file with CRLF line ends parses like one with LF line ends")
+    func crlf() throws {
+        // Swift treats "\r\n" as one Character, so splitting the text on "\n" Characters never finds a line
+        // end in a CRLF file; the parser then reports the whole file as a bad header.
+        withKnownIssue("TraceFormat.parse splits on the \"\\n\" Character, which a CRLF pair is not") {
+            let samples = try TraceFormat.parse("t,x,y,z\r\n0,0,-9.8,0\r\n\r\n0.1,0,-9.8,0\r\n")
+            #expect(samples.count == 2)
+        }
+    }
+
+    @Test("a wrong header is reported on line 1 with the expected headers")
+    func wrongHeader() {
+        let e = error("time,x,y,z\n0,0,-9.8,0\n")
+        #expect(e?.line == 1)
+        #expect(e?.reason.contains("t,x,y,z") == true)
+        #expect(error("")?.reason.contains("no header") == true)
+    }
+
+    @Test("a line with the wrong number of fields is reported with its line number")
+    func wrongFieldCount() {
+        #expect(error("t,x,y,z\n0,0,-9.8,0\n0.1,0,-9.8\n")?.line == 3)
+        #expect(error("t,x,y,z\n0,0,-9.8,0,1\n")?.line == 2)
+        #expect(error("t,x,y,z,gx,gy,gz\n0,0,-9.8,0\n")?.reason.contains("7") == true)
+    }
+
+    @Test("a field that is not a number, or is NaN or infinite, is reported by name")
+    func nonNumeric() {
+        #expect(error("t,x,y,z\n0,zero,-9.8,0\n")?.reason.contains("field x") == true)
+        #expect(error("t,x,y,z\n0,0,nan,0\n")?.reason.contains("field y") == true)
+        #expect(error("t,x,y,z\n0,0,-9.8,inf\n")?.reason.contains("field z") == true)
+        #expect(error("t,x,y,z\nNaN,0,-9.8,0\n")?.line == 2)
+    }
+
+    @Test("time running backwards is reported")
+    func timeBackwards() {
+        let e = error("t,x,y,z\n1,0,-9.8,0\n0.5,0,-9.8,0\n")
+        #expect(e?.line == 3)
+        #expect(e?.reason.contains("backwards") == true)
+    }
+
+    @Test("lines written by the recorder parse back to the same samples")
+    func roundTrip() throws {
+        let s = Sample(time: 1.25, acceleration: Vector3(0.5, -9.75, 1.5), angularVelocity: Vector3(0.125, 0, -0.5))
+        let text = TraceFormat.header(withGyro: true) + "\n" + TraceFormat.line(for: s, withGyro: true) + "\n"
+        #expect(try TraceFormat.parse(text) == [s])
+    }
+}
