@@ -149,7 +149,7 @@ public enum SensorDiscovery {
             batch = max(1, min(hw, Int((hz / 10).rounded(.up))))
         }
         let channels = IIOContext.channels(of: dev).filter { !iio_channel_is_output($0) }
-            .map(IIOContext.channelID).filter { $0 != "mount" }
+            .map(IIOContext.channelID).filter { $0 != "mount" }.sorted()
         let calibration = SensorCalibration(scale: Vector3(scale[0], scale[1], scale[2]),
                                             offset: Vector3(offset[0], offset[1], offset[2]),
                                             matrix: matrix, scaleSources: scaleSources, offsetSources: offsetSources,

@@ -18,8 +18,9 @@ import Synchronization
 ///   Keep them short: while a callback runs, no sample is read.
 /// - `onSample` gets samples with non-decreasing `time` in monotonic seconds (`CLOCK_MONOTONIC`), acceleration
 ///   in m/s² and angular velocity in rad/s, both in the device frame of `Sample`.
-/// - `onStatus` is called only when the status changes: `.ok` before the first sample of a capture, `.lost`
-///   when a sensor that delivered samples fails or goes away, `.none` when no usable sensor has been found yet.
+/// - `onStatus` is called only when the status changes, with the monotonic time of the change: `.ok` just
+///   before the first sample of a capture (with that sample's time), `.lost` when a sensor that delivered
+///   samples fails or goes away, `.none` when no usable sensor has been found yet.
 /// - `start` and `stop` may be called from any thread, including from inside a callback. `stop()` returns once
 ///   the thread has ended, except when called from a callback, where it returns at once and the thread ends as
 ///   soon as the callback returns. After `stop()`, no callback runs until the next `start`.
@@ -54,7 +55,7 @@ public final class SensorSource: @unchecked Sendable {
     private let wakeWrite: Int32
     // Set by `start` before the thread exists and read only by that thread.
     private var onSample: (Sample) -> Void = { _ in }
-    private var onStatus: (SensorStatus) -> Void = { _ in }
+    private var onStatus: (SensorStatus, Double) -> Void = { _, _ in }
     // Touched only by the source's thread.
     private var reported: SensorStatus?
     private var hadSensor = false
@@ -88,8 +89,10 @@ public final class SensorSource: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - onSample: called with every calibrated sample.
-    ///   - onStatus: called when the sensor status changes.
-    public func start(onSample: @escaping @Sendable (Sample) -> Void, onStatus: @escaping @Sendable (SensorStatus) -> Void) {
+    ///   - onStatus: called when the sensor status changes, with the monotonic time of the change (for `.ok`,
+    ///     the time of the first sample that follows).
+    public func start(onSample: @escaping @Sendable (Sample) -> Void,
+                      onStatus: @escaping @Sendable (SensorStatus, Double) -> Void) {
         while true {
             let busy = control.withLock { c -> Bool? in
                 if c.running && !c.stopRequested { return nil }
@@ -173,14 +176,14 @@ public final class SensorSource: @unchecked Sendable {
     /// Hands one sample to the owner, reporting `.ok` first when the status was something else.
     func deliver(_ sample: Sample) {
         hadSensor = true
-        report(.ok)
+        report(.ok, time: sample.time)
         onSample(sample)
     }
 
-    private func report(_ status: SensorStatus) {
+    private func report(_ status: SensorStatus, time: Double = MonotonicClock.now()) {
         guard status != reported, !stopRequested else { return }
         reported = status
-        onStatus(status)
+        onStatus(status, time)
     }
 
     private func threadMain() {
@@ -237,7 +240,10 @@ public final class SensorSource: @unchecked Sendable {
     /// One discovery and, when a display accelerometer is found, one capture until it ends.
     private func session() -> SensorCapture.Outcome {
         let ctx: IIOContext
+        let nothing = "no accelerometer found: looked for \(SensorDiscovery.lookingFor); waiting for one to appear"
         do { ctx = try IIOContext(timeoutMilliseconds: UInt32(configuration.firstDataTimeout * 1000)) } catch {
+            // Without any IIO device the directory itself is missing: that is the plain "nothing found" case.
+            if case .context(let e) = error, e == ENOENT { return .absent(nothing) }
             return .absent("no accelerometer found: looked for \(SensorDiscovery.lookingFor) (\(error)); waiting for one to appear")
         }
         let inventory = SensorDiscovery.inventory(context: ctx, udev: UDevDatabase(), rate: configuration.rate)
@@ -251,7 +257,7 @@ public final class SensorSource: @unchecked Sendable {
             if let r = inventory.rejected.first(where: { $0.kind == .accelerometer }) {
                 return .failed(r.error)
             }
-            return .absent("no accelerometer found: looked for \(SensorDiscovery.lookingFor); waiting for one to appear")
+            return .absent(nothing)
         }
         monitor = nil
         absentLogged = false

@@ -41,7 +41,7 @@ final class LiveInput: @unchecked Sendable {
     private func start() {
         let sink = self.sink
         source.start(onSample: { sink(.sample($0)) },
-                     onStatus: { sink(.status($0, time: MonotonicClock.now())) })
+                     onStatus: { sink(.status($0, time: $1)) })
     }
 
     /// A subscriber connected: start sampling if it is the first.

@@ -1,20 +1,24 @@
 import Foundation
 import Testing
 
-/// The real `rotationd --print` against emulated IIO devices from `Tests/fixtures/*.umockdev`.
+/// The real `rotationd` against emulated IIO devices from `Tests/fixtures/*.umockdev`.
+///
+/// Each test drives the devices with `Tests/fixtures/umockdev-driver.py` and fails when an expected rotation is
+/// not published in time, when another one is, or when the daemon exits.
 @Suite("Live sensors under umockdev", .serialized)
 struct LiveSensorTests {
     static let normal = "\"rotation\":0,"
     static let leftUp = "\"rotation\":90,"
     static let bottomUp = "\"rotation\":180,"
     static let rightUp = "\"rotation\":270,"
+    static let onda: [String: Int] = ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]
 
     @Test("a polled accelerometer: raw values changed at run time turn the published rotation")
     func polledValuesChangeAtRunTime() throws {
         let r = try UmockdevRun.run(devices: ["polled.umockdev"], steps: [
             ["start"],
             ["wait", Self.normal, 5],
-            ["set", "iio:device0", ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]],
+            ["set", "iio:device0", Self.onda],
             ["wait", Self.rightUp, 5],
             ["set", "iio:device0", ["in_accel_x_raw": -523, "in_accel_y_raw": 0, "in_accel_z_raw": 5]],
             ["wait", Self.bottomUp, 5],
@@ -22,6 +26,182 @@ struct LiveSensorTests {
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270, 180], "\(r.transcript)")
-        #expect(r.stderr.contains { $0.hasPrefix("rotationd: info: using iio:device0") }, "\(r.transcript)")
+        #expect(r.stderr.contains { $0.hasPrefix("rotationd: info: using iio:device0 (accel_3d) as the display accelerometer, polled") },
+                "\(r.transcript)")
+    }
+
+    @Test("a buffered accelerometer: scans written into its device node are decoded; trigger, frequency and FIFO batch are set")
+    func bufferedScansThroughThePTY() throws {
+        let node = "/dev/iio:device0"
+        let r = try UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+            ["feed", node, "<hhhxxq", [523, 13, 5], 50],
+            ["start"],
+            ["wait", Self.normal, 5],
+            ["feed", node, "<hhhxxq", [8, 521, -67], 50],
+            ["wait", Self.rightUp, 5],
+            ["expect-file", "sys/bus/iio/devices/iio:device0/trigger/current_trigger", "accel_3d-dev0"],
+            ["expect-file", "sys/bus/iio/devices/iio:device0/sampling_frequency", "50"],
+            ["expect-file", "sys/bus/iio/devices/iio:device0/buffer/watermark", "5"],
+            ["expect-file", "sys/bus/iio/devices/iio:device0/scan_elements/in_timestamp_en", "1"],
+            ["alive"],
+        ], arguments: ["--print", "--rate", "30"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.rotations == [0, 270], "\(r.transcript)")
+        #expect(r.stderr.contains { $0.contains("as the display accelerometer, buffered") }, "\(r.transcript)")
+        #expect(!r.stderr.contains { $0.contains("polling in_accel") }, "fell back to polling:\n\(r.transcript)")
+    }
+
+    @Test("per-channel scale and offset win over the shared ones, and the offset is added before scaling")
+    func perChannelScaleAndOffset() throws {
+        let r = try UmockdevRun.run(devices: ["scale-offset.umockdev"], steps: [
+            ["start"],
+            ["wait", Self.normal, 5],
+            ["set", "iio:device0", ["in_accel_x_raw": 2980, "in_accel_y_raw": 100, "in_accel_z_raw": 100]],
+            ["wait", Self.leftUp, 5],
+        ], arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.rotations == [0, 90], "\(r.transcript)")
+        let list = try UmockdevRun.run(devices: ["scale-offset.umockdev"], steps: [["start"], ["sleep", 0.5]], arguments: ["--list"])
+        #expect(list.stdout.contains("  scale: x 0.01 (in_accel_x_scale), y 0.02 (in_accel_y_scale), z 0.01 (in_accel_z_scale)"),
+                "\(list.transcript)")
+        #expect(list.stdout.contains("  offset: x -2000.0 (in_accel_x_offset), y -100.0 (in_accel_offset), z -100.0 (in_accel_offset)"),
+                "\(list.transcript)")
+    }
+
+    @Test("a mount_matrix attribute is applied; a udev matrix with a zero row is rejected with a warning and skipped")
+    func mountMatrixAttribute() throws {
+        let r = try UmockdevRun.run(devices: ["mount-matrix.umockdev"], steps: [
+            ["start"],
+            ["wait", Self.normal, 5],
+            ["set", "iio:device0", Self.onda],
+            ["wait", Self.rightUp, 5],
+        ], arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.rotations == [0, 270], "\(r.transcript)")
+        #expect(r.stderr.contains { $0.hasPrefix("rotationd: warning: iio:device0: ignoring the mount matrix from udev ACCEL_MOUNT_MATRIX (\"0, 0, 0; 0, 1, 0; 0, 0, 1\")") },
+                "\(r.transcript)")
+    }
+
+    @Test("the udev ACCEL_MOUNT_MATRIX property wins over the in_accel_mount_matrix attribute")
+    func udevMatrixWins() throws {
+        let r = try UmockdevRun.run(devices: ["udev-matrix.umockdev"], steps: [
+            ["start"],
+            ["wait", Self.normal, 5],
+            ["set", "iio:device0", Self.onda],
+            ["wait", Self.rightUp, 5],
+        ], arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        // With the attribute's identity matrix instead, the same readings would give 90 and then 180.
+        #expect(r.rotations == [0, 270], "\(r.transcript)")
+        let list = try UmockdevRun.run(devices: ["udev-matrix.umockdev"], steps: [["start"], ["sleep", 0.5]], arguments: ["--list"])
+        #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from udev ACCEL_MOUNT_MATRIX)"), "\(list.transcript)")
+    }
+
+    @Test("with a base and a display accelerometer only the display one drives the rotation")
+    func baseAndDisplayPair() throws {
+        let r = try UmockdevRun.run(devices: ["base-display.umockdev"], steps: [
+            ["start"],
+            ["wait", Self.normal, 5],
+            ["set", "iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": 512, "in_accel_z_raw": 0]],
+            ["sleep", 0.6],
+            ["set", "iio:device1", ["in_accel_x_raw": -512, "in_accel_y_raw": 0, "in_accel_z_raw": 0]],
+            ["wait", Self.rightUp, 5],
+        ], arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.rotations == [0, 270], "\(r.transcript)")
+        #expect(r.stderr.contains { $0.contains("using iio:device1 (cros-ec-accel) as the display accelerometer") &&
+            $0.contains("base accelerometer iio:device0 is not used") }, "\(r.transcript)")
+        let list = try UmockdevRun.run(devices: ["base-display.umockdev"], steps: [["start"], ["sleep", 0.5]], arguments: ["--list"])
+        #expect(list.stdout.contains("  location: base (from udev ACCEL_LOCATION=base)"), "\(list.transcript)")
+        #expect(list.stdout.contains("  location: display (from label accel-display)"), "\(list.transcript)")
+    }
+
+    @Test("garbage raw values are skipped and logged at most once a second; a zero scale is refused by name")
+    func garbageValues() throws {
+        let r = try UmockdevRun.run(devices: ["garbage.umockdev"], steps: [
+            ["start"],
+            ["sleep", 1.6],
+            ["alive"],
+            ["set", "iio:device0", ["in_accel_x_raw": ""]],
+            ["sleep", 0.5],
+            ["alive"],
+            ["set", "iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": -512, "in_accel_z_raw": 0]],
+            ["wait", Self.normal, 5],
+        ], arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.rotations == [0], "\(r.transcript)")
+        // Nothing but the final, valid reading may produce a rotation.
+        let firstRotation = r.stdout.firstIndex { $0.contains(Self.normal) }
+        #expect(firstRotation == r.stdout.count - 1, "\(r.transcript)")
+        let skipped = r.stderr.filter { $0.contains("sample skipped") }
+        #expect(skipped.count >= 2 && skipped.count <= 4, "\(skipped.count) lines about skipped samples in ~2.1 s:\n\(r.transcript)")
+        #expect(skipped.allSatisfy { $0.hasPrefix("rotationd: warning: /sys/bus/iio/devices/iio:device0/in_accel_") }, "\(r.transcript)")
+        #expect(r.stderr.contains { $0.hasPrefix("rotationd: error: iio:device1: cannot use this accelerometer: /sys/bus/iio/devices/iio:device1/in_accel_scale holds \"0\"") },
+                "\(r.transcript)")
+    }
+
+    @Test("a device removed while running publishes sensor lost, and the rotation resumes when it is added again")
+    func removedAndAddedAgain() throws {
+        let path = "/sys/devices/platform/accel-polled/iio:device0"
+        let r = try UmockdevRun.run(devices: ["polled.umockdev"], steps: [
+            ["start"],
+            ["wait", Self.normal, 5],
+            ["uevent", path, "remove"],
+            ["remove", path],
+            ["wait", "\"sensor\":\"lost\"", 5],
+            ["sleep", 1.2],
+            ["alive"],
+            // The same device again, now held right edge up (umockdev cannot recreate the device node).
+            ["add", "polled-replugged.umockdev"],
+            ["uevent", path, "add"],
+            ["wait", "\"sensor\":\"ok\"", 5],
+            ["wait", Self.rightUp, 5],
+        ], arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.rotations == [0, 270], "\(r.transcript)")
+        #expect(r.stderr.contains { $0.contains("sensor iio:device0 went away") }, "\(r.transcript)")
+    }
+
+    @Test("with no sensor at all one line says what was looked for, and a sensor that appears later is used")
+    func noSensorThenHotPlug() throws {
+        let r = try UmockdevRun.run(devices: [], steps: [
+            ["start"],
+            ["wait", "\"sensor\":\"none\"", 5],
+            ["sleep", 2.5],
+            ["alive"],
+            ["add", "polled.umockdev"],
+            ["uevent", "/sys/devices/platform/accel-polled/iio:device0", "add"],
+            ["wait", Self.normal, 5],
+        ], arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        let notFound = r.stderr.filter { $0.contains("no accelerometer found") }
+        #expect(notFound == ["rotationd: warning: no accelerometer found: looked for an IIO device with input channels accel_x, accel_y and accel_z in /sys/bus/iio/devices; waiting for one to appear"],
+                "\(r.transcript)")
+    }
+
+    @Test("an accelerometer with a gyroscope on the same device: both are read, the gyroscope through the accelerometer's mount matrix")
+    func accelerometerAndGyroscope() throws {
+        let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-gyro-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: csv) }
+        let r = try UmockdevRun.run(devices: ["accel-gyro.umockdev"], steps: [
+            ["start"],
+            ["wait", Self.normal, 5],
+            ["set", "iio:device0", ["in_anglvel_x_raw": 100, "in_anglvel_y_raw": 200, "in_anglvel_z_raw": 300]],
+            ["set", "iio:device0", Self.onda],
+            ["wait", Self.rightUp, 5],
+            ["sleep", 0.2],
+        ], arguments: ["--print", "--record", csv.path])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.rotations == [0, 270], "\(r.transcript)")
+        let lines = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first == "t,x,y,z,gx,gy,gz")
+        // Raw (100, 200, 300) × 0.001 rad/s through "0, -1, 0; -1, 0, 0; 0, 0, 1" is (−0.2, −0.1, 0.3).
+        let last = try #require(lines.last).split(separator: ",").compactMap { Double($0) }
+        #expect(last.count == 7)
+        #expect(abs(last[4] - -0.2) < 1e-6 && abs(last[5] - -0.1) < 1e-6 && abs(last[6] - 0.3) < 1e-6, "\(lines.last!)")
+        // And the acceleration columns are the calibrated right-up reading, about (−g, 0, 0).
+        #expect(abs(last[1] - -521 * 0.019163) < 1e-4 && abs(last[2] - -8 * 0.019163) < 1e-4, "\(lines.last!)")
+        let times = lines.dropFirst().compactMap { Double($0.split(separator: ",")[0]) }
+        #expect(times == times.sorted() && times.count > 10)
     }
 }
