@@ -14,7 +14,7 @@ public struct ServerLimits: Sendable, Hashable {
     /// Commands a client may send in a burst.
     public var commandBurst: Double = 200
     /// The kernel send buffer per client, in bytes; small, so that a stalled reader is noticed early.
-    public var sendBuffer: Int32 = 32 * 1024
+    public var sendBuffer: Int32 = 16 * 1024
     /// Most simultaneous clients; further connections are closed at once.
     public var maxClients = 4096
 

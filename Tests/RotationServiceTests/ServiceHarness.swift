@@ -1,0 +1,151 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where the package and its built binaries are, for tests that run the real executables.
+///
+/// `ROTATIOND_BIN_DIR` overrides the binary directory (default `<package>/.build/debug`).
+enum PackagePaths {
+    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static var binDir: URL {
+        if let dir = ProcessInfo.processInfo.environment["ROTATIOND_BIN_DIR"], !dir.isEmpty { return URL(fileURLWithPath: dir) }
+        return root.appendingPathComponent(".build/debug")
+    }
+    static func binary(_ name: String) -> String { binDir.appendingPathComponent(name).path }
+}
+
+/// A scratch directory removed when the value is released by the test.
+final class ScratchDirectory {
+    let url: URL
+    init() throws {
+        // Unix socket paths are limited to 107 bytes: keep the directory short.
+        url = URL(fileURLWithPath: "/tmp/rs-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Device poses for synthetic traces, as accelerometer readings in the device frame.
+enum Pose {
+    static let upright = (0.0, -9.81, 0.0)
+    static let leftUp = (9.81, 0.0, 0.0)
+    static let bottomUp = (0.0, 9.81, 0.0)
+    static let rightUp = (-9.81, 0.0, 0.0)
+    static let cycle = [upright, leftUp, bottomUp, rightUp]
+}
+
+/// Writes synthetic `t,x,y,z` traces.
+enum SyntheticTraces {
+    /// Holds `lead` seconds upright, then each pose of `poses` for `hold` seconds, at `rate` Hz.
+    static func write(to path: String, lead: Double, poses: [(Double, Double, Double)], hold: Double, rate: Double = 100) throws {
+        var text = "t,x,y,z\n"
+        var t = 0.0
+        func emit(_ p: (Double, Double, Double), _ seconds: Double) {
+            let n = Int((seconds * rate).rounded())
+            for _ in 0..<n {
+                text += String(format: "%.4f,%.3f,%.3f,%.3f\n", t, p.0, p.1, p.2)
+                t += 1 / rate
+            }
+        }
+        emit(Pose.upright, lead)
+        for p in poses { emit(p, hold) }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    /// `count` quarter turns around the cycle, after an upright lead.
+    static func turns(to path: String, lead: Double, count: Int, hold: Double) throws {
+        try write(to: path, lead: lead, poses: (1...count).map { Pose.cycle[$0 % 4] }, hold: hold)
+    }
+}
+
+/// A running child process with its output captured to files.
+final class ChildProcess {
+    let process = Process()
+    let stdoutURL: URL
+    let stderrURL: URL
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in dir: ScratchDirectory, tag: String) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "ROTATIOND_SOCKET")
+        env.removeValue(forKey: "NOTIFY_SOCKET")
+        env.removeValue(forKey: "LISTEN_FDS")
+        env.removeValue(forKey: "LISTEN_PID")
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        stdoutURL = dir.url.appendingPathComponent("\(tag).out")
+        stderrURL = dir.url.appendingPathComponent("\(tag).err")
+        FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
+    var isRunning: Bool { process.isRunning }
+
+    /// Waits up to `timeout` seconds for exit; returns the status, or nil when it is still running.
+    @discardableResult
+    func wait(timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    /// Sends `signal` and waits for exit.
+    @discardableResult
+    func stop(_ signal: Int32 = SIGTERM, timeout: Double = 5) -> Int32? {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        let status = wait(timeout: timeout)
+        if status == nil { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        return status
+    }
+
+    /// Waits until stdout contains `text`.
+    func waitForOutput(_ text: String, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if stdout.contains(text) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+}
+
+/// A `rotationd` serving a trace on a socket in a scratch directory.
+final class ServiceRun {
+    let child: ChildProcess
+    let socket: String
+
+    init(trace: String, socket: String, extra: [String] = [], environment: [String: String] = [:], in dir: ScratchDirectory, tag: String = "rotationd") throws {
+        self.socket = socket
+        child = try ChildProcess(PackagePaths.binary("rotationd"), ["--replay", trace, "--socket", socket] + extra,
+                                 environment: environment, in: dir, tag: tag)
+    }
+
+    /// Waits until a client can connect.
+    func waitUntilServing(timeout: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let s = try? TestSocket(path: socket) { s.close(); return true }
+            if !child.isRunning { return false }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// Runs `rotationd --replay` without serving and returns the JSON lines it prints: the reference.
+    static func referenceLines(trace: String, in dir: ScratchDirectory) throws -> [String] {
+        let c = try ChildProcess(PackagePaths.binary("rotationd"), ["--replay", trace], in: dir, tag: "reference")
+        guard c.wait(timeout: 30) == 0 else { return [] }
+        return c.stdout.split(separator: "\n").map(String.init)
+    }
+}

@@ -1,0 +1,287 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `rotationd --serve` on replayed synthetic traces, driven through raw sockets.
+@Suite("Socket service", .serialized)
+struct SocketServiceTests {
+    @Test("a client gets hello, then the current state at once; commands get answers and bad ones an error")
+    func helloStateAndCommands() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 4, hold: 0.4)
+        let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), in: dir)
+        #expect(run.waitUntilServing())
+        let c = try TestSocket(path: run.socket)
+        let hello = try #require(c.readLine().flatMap(JSONLine.object))
+        #expect(hello["type"] as? String == "hello")
+        #expect(hello["protocol"] as? Int == 1)
+        #expect(hello["sensor"] as? String == "replay:\(trace)")
+        #expect((hello["cameras"] as? [[String: Any]])?.map { $0["name"] as? String } == ["front", "back"])
+        #expect(hello["events"] as? [String] == ["state"])
+        let first = try #require(c.readLine())
+        #expect(JSONLine.type(first) == "state")
+
+        c.send("{\"cmd\":\"state\"}\n")
+        #expect(JSONLine.type(c.readLine() ?? "") == "state")
+        c.send("this is not json\n")
+        let error = try #require(c.readLine().flatMap(JSONLine.object))
+        #expect(error["type"] as? String == "error" && error["code"] as? String == "malformed")
+        c.send("{\"cmd\":\"hello\"}\n")
+        #expect(JSONLine.type(c.readLine() ?? "") == "hello", "the connection stays open after a malformed line")
+        c.send("{\"cmd\":\"nope\"}\n[1,2]\n{\"cmd\":\"subscribe\",\"events\":[\"bogus\"]}\n")
+        let codes = (0..<3).compactMap { _ in c.readLine().flatMap(JSONLine.object)?["code"] as? String }
+        #expect(codes == ["unknown-command", "bad-command", "bad-argument"])
+
+        c.send("{\"cmd\":\"subscribe\",\"events\":[\"samples\"]}\n")
+        let reply = try #require(c.readLine().flatMap(JSONLine.object))
+        #expect(reply["type"] as? String == "subscribed" && reply["events"] as? [String] == ["samples"])
+        let sample = try #require(c.readLine().flatMap(JSONLine.object))
+        #expect(sample["type"] as? String == "sample" && sample["x"] is Double && sample["t"] is Double)
+        #expect(run.child.stop() == 0)
+    }
+
+    @Test("200 concurrent subscribers each get every change, byte-identical to the replay output, in order without gaps")
+    func twoHundredSubscribers() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 8, count: 24, hold: 0.4)
+        let reference = try ServiceRun.referenceLines(trace: trace, in: dir)
+        try #require(reference.count >= 20, "the trace should make at least 20 changes")
+        let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), extra: ["--speed", "4"], in: dir)
+        #expect(run.waitUntilServing())
+        var clients: [TestSocket] = []
+        for _ in 0..<200 { clients.append(try TestSocket(path: run.socket)) }
+        var received = [[String]](repeating: [], count: clients.count)
+        let lastSeq = reference.count
+        let deadline = Date().addingTimeInterval(30)
+        var done = Set<Int>()
+        while done.count < clients.count && Date() < deadline {
+            var fds = clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            _ = poll(&fds, nfds_t(fds.count), 100)
+            for (i, c) in clients.enumerated() where fds[i].revents != 0 {
+                c.pump()
+                while let line = c.takeLine() {
+                    if JSONLine.type(line) == "state", JSONLine.int(line, "seq") != 0 { received[i].append(line) }
+                }
+                if received[i].last.flatMap({ JSONLine.int($0, "seq") }) == lastSeq { done.insert(i) }
+            }
+        }
+        #expect(done.count == clients.count, "only \(done.count) of 200 subscribers saw the last change")
+        for (i, lines) in received.enumerated() {
+            // Connected during the upright lead, each saw the state before any decision (seq 0, skipped) or the
+            // first decision, and then every later one.
+            let expected = Array(reference[0..<lastSeq])
+            if lines != expected {
+                Issue.record("subscriber \(i) got \(lines.count) states, first seq \(lines.first.flatMap { JSONLine.int($0, "seq") } ?? -1); expected \(expected.count) identical to the replay output")
+                break
+            }
+        }
+        #expect(run.child.stop() == 0)
+    }
+
+    @Test("a subscriber that stops reading is coalesced with missed counts, a stuck one is dropped, others stay prompt")
+    func slowSubscribers() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 1, count: 200, hold: 0.3)
+        let reference = try ServiceRun.referenceLines(trace: trace, in: dir)
+        try #require(reference.count >= 150)
+        let lastSeq = reference.count
+        let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), extra: ["--speed", "15", "--client-timeout", "2.5"], in: dir)
+        #expect(run.waitUntilServing())
+        let stuck = try TestSocket(path: run.socket)     // never reads
+        let napper = try TestSocket(path: run.socket)    // reads in bursts, 1.2 s apart
+        let reader = try TestSocket(path: run.socket)    // reads at once
+        var napperLines: [String] = []
+        var readerSeqs: [Int] = []
+        var arrivals: [Double] = []
+        var nextNap = Date().addingTimeInterval(1.2)
+        let deadline = Date().addingTimeInterval(30)
+        while readerSeqs.last != lastSeq && Date() < deadline {
+            var p = pollfd(fd: reader.fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 20)
+            reader.pump()
+            while let line = reader.takeLine() {
+                guard JSONLine.type(line) == "state", let seq = JSONLine.int(line, "seq") else { continue }
+                readerSeqs.append(seq)
+                arrivals.append(Date().timeIntervalSince1970)
+            }
+            if Date() >= nextNap {
+                napper.pump()
+                while let line = napper.takeLine() { napperLines.append(line) }
+                nextNap = Date().addingTimeInterval(1.2)
+            }
+        }
+        #expect(readerSeqs.last == lastSeq, "the prompt reader saw every change up to the last")
+        if let first = readerSeqs.first {
+            #expect(readerSeqs == Array(first...lastSeq), "the prompt reader saw no gap")
+        }
+        let longestWait = zip(arrivals.dropFirst(), arrivals).map { $0 - $1 }.max() ?? 0
+        #expect(longestWait < 0.5, "a change reached the prompt reader \(longestWait) s after the one before")
+
+        // The napper catches up: its stream may skip, but every skip is announced by `missed`.
+        napperLines += napper.drain(timeout: 1).lines
+        let states = napperLines.filter { JSONLine.type($0) == "state" }
+        var consistent = true
+        var missedTotal = 0
+        for (a, b) in zip(states, states.dropFirst()) {
+            let sa = JSONLine.int(a, "seq") ?? 0, sb = JSONLine.int(b, "seq") ?? 0
+            let missed = JSONLine.int(b, "missed") ?? 0
+            missedTotal += missed
+            if sb - sa - 1 != missed { consistent = false }
+        }
+        #expect(consistent, "each gap in the napper's sequence equals the missed count on the event after it")
+        #expect(missedTotal > 0, "the napper fell behind and was coalesced")
+        #expect(states.last.flatMap { JSONLine.int($0, "seq") } == lastSeq, "the napper still ends on the latest state")
+
+        // The stuck client was dropped; what it finds is a bounded backlog and then the end of the stream.
+        let stuckLines = stuck.readToEnd(timeout: 5)
+        #expect(stuckLines != nil, "the stuck client was disconnected")
+        #expect((stuckLines?.count ?? 0) < lastSeq, "its backlog was bounded")
+        #expect(run.child.stderr.contains("read nothing for"), "the service logged why it dropped the client")
+        #expect(run.child.stop() == 0)
+    }
+
+    @Test("random bytes, oversized lines and floods close only the offending connection; the service keeps serving")
+    func fuzzedClientInput() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 8, hold: 0.5)
+        let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), in: dir)
+        #expect(run.waitUntilServing())
+        let watcher = try TestSocket(path: run.socket)
+        #expect(JSONLine.type(watcher.readLine() ?? "") == "hello")
+
+        var rng = SystemRandomNumberGenerator()
+        var seed = UInt64.random(in: 0...UInt64.max, using: &rng)
+        func next() -> UInt64 { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return seed >> 33 }
+        let fragments: [String] = ["{", "}", "[", "]", "\"cmd\"", ":", ",", "\"state\"", "\"subscribe\"", "\"events\"",
+                                   "\\u00", "\\ud800", "null", "1e999", "-", "0", "\u{7F}", "\n", " ", "\"\\", "tru"]
+        for round in 0..<40 {
+            let c = try TestSocket(path: run.socket)
+            var bytes: [UInt8] = []
+            let size = Int(next() % 6000)
+            while bytes.count < size {
+                if next() % 2 == 0 {
+                    bytes.append(UInt8(truncatingIfNeeded: next()))
+                } else {
+                    bytes += Array(fragments[Int(next() % UInt64(fragments.count))].utf8)
+                }
+            }
+            if round % 4 == 0 { bytes += Array(String(repeating: "[", count: 3000).utf8) + [0x0A] }
+            c.send(bytes)
+            _ = c.readToEnd(timeout: 0.05)
+        }
+        // Explicit cases: a line over 4 KiB is refused with a reason and the connection closes.
+        let long = try TestSocket(path: run.socket)
+        long.send(Array(repeating: UInt8(ascii: "a"), count: 5000))
+        let longLines = long.readToEnd(timeout: 5)
+        #expect(longLines?.contains { JSONLine.object($0)?["code"] as? String == "line-too-long" } == true)
+        // A flood of commands closes the connection.
+        let flood = try TestSocket(path: run.socket)
+        flood.send(String(repeating: "{\"cmd\":\"hello\"}\n", count: 2000))
+        #expect(flood.readToEnd(timeout: 5)?.contains { JSONLine.object($0)?["code"] as? String == "flood" } == true)
+
+        #expect(run.child.isRunning, "the service survived")
+        let after = try TestSocket(path: run.socket)
+        #expect(JSONLine.type(after.readLine() ?? "") == "hello")
+        #expect(JSONLine.type(after.readLine() ?? "") == "state")
+        after.send("{\"cmd\":\"state\"}\n")
+        #expect(JSONLine.type(after.readLine() ?? "") == "state")
+        var watcherStates = 0
+        while let line = watcher.readLine(timeout: 1) { if JSONLine.type(line) == "state" { watcherStates += 1 } }
+        #expect(watcherStates >= 2, "a well-behaved client kept receiving changes throughout")
+        #expect(run.child.stop() == 0)
+    }
+
+    @Test("SIGTERM stops the service cleanly: exit 0, its socket file removed, every log line with a level")
+    func sigtermShutdown() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 2, hold: 0.4)
+        let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), in: dir)
+        #expect(run.waitUntilServing())
+        let c = try TestSocket(path: run.socket)
+        #expect(c.readLine() != nil)
+        #expect(run.child.stop(SIGTERM) == 0)
+        #expect(!FileManager.default.fileExists(atPath: run.socket))
+        #expect(c.readToEnd(timeout: 2) != nil, "clients see the connection close")
+        let lines = run.child.stderr.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        for line in lines {
+            #expect(line.range(of: #"^rotationd: (debug|info|warning|error): "#, options: .regularExpression) != nil, "\(line)")
+        }
+    }
+
+    @Test("SIGINT also shuts down cleanly")
+    func sigintShutdown() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 1, hold: 0.4)
+        let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), in: dir)
+        #expect(run.waitUntilServing())
+        #expect(run.child.stop(SIGINT) == 0)
+        #expect(!FileManager.default.fileExists(atPath: run.socket))
+    }
+
+    @Test("a stale socket file is replaced; a live one makes a second instance refuse with a clear message")
+    func staleAndLiveSockets() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 1, hold: 0.4)
+        let path = dir.path("s.sock")
+        // A socket file nobody listens on, as a crash leaves behind.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+        let rc = withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(rc == 0)
+        close(fd)
+        #expect(FileManager.default.fileExists(atPath: path))
+
+        let first = try ServiceRun(trace: trace, socket: path, in: dir, tag: "first")
+        #expect(first.waitUntilServing(), "the stale file was replaced: \(first.child.stderr)")
+        #expect(first.child.stderr.contains("stale"))
+        let second = try ServiceRun(trace: trace, socket: path, in: dir, tag: "second")
+        #expect(second.child.wait(timeout: 10) == 1)
+        #expect(second.child.stderr.contains("another rotationd is already serving on \(path)"))
+        #expect(first.child.isRunning && FileManager.default.fileExists(atPath: path), "the refused instance left the live socket alone")
+        #expect(first.child.stop() == 0)
+    }
+
+    @Test("the socket mode defaults to 0666 and --socket-mode changes it")
+    func socketMode() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 1, hold: 0.4)
+        for (extra, mode) in [([String](), 0o666), (["--socket-mode", "0660"], 0o660)] {
+            let run = try ServiceRun(trace: trace, socket: dir.path("m.sock"), extra: extra, in: dir)
+            #expect(run.waitUntilServing())
+            var st = stat()
+            #expect(lstat(run.socket, &st) == 0)
+            #expect(Int(st.st_mode & 0o777) == mode)
+            #expect(run.child.stop() == 0)
+        }
+    }
+
+    @Test("ROTATIOND_SOCKET chooses the path when --serve is given without --socket")
+    func environmentSocketPath() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 1, hold: 0.4)
+        let path = dir.path("env.sock")
+        let child = try ChildProcess(PackagePaths.binary("rotationd"), ["--replay", trace, "--serve"],
+                                     environment: ["ROTATIOND_SOCKET": path], in: dir, tag: "env")
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: path) && Date() < deadline { usleep(10_000) }
+        let c = try TestSocket(path: path)
+        #expect(JSONLine.type(c.readLine() ?? "") == "hello")
+        #expect(child.stop() == 0)
+    }
+}
