@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Subscribe to rotationd and print each rotation change (standard library only).
+
+usage: subscribe.py [--socket PATH] [--count N] [--json]
+
+The socket is --socket, else $ROTATIOND_SOCKET, else /run/rotationd/rotationd.sock as root, else
+$XDG_RUNTIME_DIR/rotationd.sock. With --count N it exits after N state messages (the current state
+counts as the first); otherwise it runs until interrupted. Exit status 2 when no service is running.
+"""
+import argparse
+import json
+import os
+import socket
+import sys
+
+
+def default_socket():
+    env = os.environ.get("ROTATIOND_SOCKET")
+    if env:
+        return env
+    if os.geteuid() == 0:
+        return "/run/rotationd/rotationd.sock"
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        return os.path.join(runtime, "rotationd.sock")
+    sys.exit("subscribe.py: no socket path: set XDG_RUNTIME_DIR or ROTATIOND_SOCKET, or pass --socket")
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Print rotationd's rotation changes.")
+    parser.add_argument("--socket", default=None, help="the service's socket")
+    parser.add_argument("--count", type=int, default=0, help="exit after this many state messages")
+    parser.add_argument("--json", action="store_true", help="print the raw JSON lines")
+    args = parser.parse_args()
+    path = args.socket or default_socket()
+
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+    except OSError as e:
+        print(f"subscribe.py: no rotation service at {path}: {e.strerror}", file=sys.stderr)
+        return 2
+    stream = sock.makefile("r", encoding="utf-8", newline="\n")
+    hello = json.loads(stream.readline())
+    if hello.get("type") != "hello" or hello.get("protocol") != 1:
+        print(f"subscribe.py: unexpected greeting {hello!r}", file=sys.stderr)
+        return 1
+    cameras = ", ".join(c["name"] for c in hello["cameras"]) or "none"
+    print(f"# {hello['service']} {hello['version']}, sensor {hello['sensor']}, cameras {cameras}", flush=True)
+
+    seen = 0
+    for line in stream:
+        message = json.loads(line)
+        if message.get("type") != "state":
+            continue
+        seen += 1
+        if args.json:
+            print(line.rstrip("\n"), flush=True)
+        else:
+            captures = " ".join(f"{c['name']}={c['capture']}" for c in message["cameras"])
+            missed = f" missed={message['missed']}" if message.get("missed") else ""
+            print(f"seq={message['seq']} t={message['t']} orientation={message['orientation']} "
+                  f"rotation={message['rotation']} tilt={message['tilt']} {captures}{missed}", flush=True)
+        if args.count and seen >= args.count:
+            return 0
+    print("subscribe.py: the service closed the connection", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+import Foundation
+import RotationEngine
+import Testing
+
+/// The wire protocol's message types, checked against `Docs/protocol.md` and against hostile input.
+@Suite("Protocol messages")
+struct ProtocolDocumentTests {
+    static func sessionLines() throws -> [String] {
+        let text = try String(contentsOf: PackagePaths.root.appendingPathComponent("Docs/protocol.md"), encoding: .utf8)
+        var lines: [String] = []
+        var inside = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line == "```session" { inside = true; continue }
+            if line.hasPrefix("```") { inside = false; continue }
+            if inside { lines.append(String(line)) }
+        }
+        return lines
+    }
+
+    @Test("every line of the documented example sessions decodes, and re-encodes to exactly the same text")
+    func documentedSessionDecodes() throws {
+        let lines = try Self.sessionLines()
+        #expect(lines.count >= 10)
+        var kinds = Set<String>()
+        for line in lines {
+            if line.hasPrefix("S: ") {
+                let text = String(line.dropFirst(3))
+                #expect(text.utf8.count <= ClientCommand.maxLineBytes)
+                guard let message = ServerMessage.decode(text) else {
+                    Issue.record("service line does not decode: \(text)")
+                    continue
+                }
+                #expect(message.jsonLine == text, "re-encoding differs")
+                kinds.insert(JSONLine.type(text) ?? "")
+            } else if line.hasPrefix("C: ") {
+                let text = String(line.dropFirst(3))
+                switch ClientCommand.parse(text) {
+                case .success(let command): #expect(command.jsonLine == text)
+                case .failure:
+                    // The documented unknown command must be refused as unknown, not as malformed.
+                    #expect(text.contains("rotate"), "client line does not parse: \(text)")
+                }
+            } else {
+                Issue.record("session line without S:/C: prefix: \(line)")
+            }
+        }
+        #expect(kinds == ["hello", "state", "error", "subscribed", "sample"])
+    }
+
+    @Test("a state event survives encoding and decoding, including missed and an unknown time")
+    func stateRoundTrip() throws {
+        let cams = [Camera(name: "front", facing: .front, mount: 270), Camera(name: "usb", facing: .external, mount: 0)]
+        let event = StateEvent(seq: 7, time: 12.5, state: DeviceState(rotation: .rightUp, tilt: .tiltedUp, flat: false, inputs: .accelGyro),
+                               cameras: cams, sensor: .lost, missed: 3)
+        let decoded = try #require(StateEvent(json: try JSONParser.parse(event.jsonLine)))
+        #expect(decoded == event)
+        let initial = StateEvent(seq: 0, time: .nan, state: .initial, cameras: cams)
+        #expect(initial.jsonLine.contains("\"t\":null"))
+        #expect(StateEvent(json: try JSONParser.parse(initial.jsonLine))?.jsonLine == initial.jsonLine)
+    }
+
+    @Test("the parser accepts valid JSON with escapes and rejects malformed text", arguments: [
+        ("{\"a\":[1,-2.5e3,true,false,null,\"x\\u00e9\\ud83d\\ude00\\n\"]}", true),
+        ("  {\"cmd\" : \"state\"}\r", true),
+        ("{\"a\":01}", false), ("{\"a\":1,}", false), ("[1 2]", false), ("{\"a\":\"\\ud800\"}", false),
+        ("{\"a\":\"\u{01}\"}", false), ("{'a':1}", false), ("{\"a\":1}x", false), ("", false), ("nul", false),
+        ("{\"a\":1e999}", false), (String(repeating: "[", count: 40) + String(repeating: "]", count: 40), false),
+    ])
+    func parserStrictness(text: String, valid: Bool) {
+        let ok = (try? JSONParser.parse(text)) != nil
+        #expect(ok == valid)
+    }
+
+    @Test("invalid UTF-8 inside a string is rejected")
+    func invalidUTF8() {
+        let bytes: [UInt8] = Array("{\"cmd\":\"".utf8) + [0xC0, 0xAF] + Array("\"}".utf8)
+        #expect((try? JSONParser.parse(bytes)) == nil)
+        let overlong: [UInt8] = Array("\"".utf8) + [0xE0, 0x80, 0xAF] + Array("\"".utf8)
+        #expect((try? JSONParser.parse(overlong)) == nil)
+    }
+
+    @Test("commands parse; bad ones give the documented error codes")
+    func commandErrors() {
+        #expect(ClientCommand.parse("{\"cmd\":\"state\",\"id\":4}") == .success(.state))
+        #expect(ClientCommand.parse("{\"cmd\":\"subscribe\",\"events\":[\"samples\",\"state\",\"samples\"]}") == .success(.subscribe([.samples, .state])))
+        func code(_ s: String) -> ErrorMessage.Code? {
+            if case .failure(let e) = ClientCommand.parse(s) { return e.code }
+            return nil
+        }
+        #expect(code("{") == .malformed)
+        #expect(code("42") == .badCommand)
+        #expect(code("{\"cmd\":3}") == .badCommand)
+        #expect(code("{\"cmd\":\"dance\"}") == .unknownCommand)
+        #expect(code("{\"cmd\":\"subscribe\"}") == .badArgument)
+        #expect(code("{\"cmd\":\"subscribe\",\"events\":[1]}") == .badArgument)
+        #expect(code(String(repeating: " ", count: 5000)) == .lineTooLong)
+    }
+
+    @Test("the socket path follows --socket, then ROTATIOND_SOCKET, then root's or the user's runtime directory")
+    func socketPathResolution() {
+        let env = ["ROTATIOND_SOCKET": "/tmp/e.sock", "XDG_RUNTIME_DIR": "/run/user/1000"]
+        #expect(SocketPath.resolve(explicit: "/x.sock", environment: { env[$0] }, isRoot: false) == "/x.sock")
+        #expect(SocketPath.resolve(explicit: nil, environment: { env[$0] }, isRoot: true) == "/tmp/e.sock")
+        let noOverride = ["XDG_RUNTIME_DIR": "/run/user/1000"]
+        #expect(SocketPath.resolve(explicit: nil, environment: { noOverride[$0] }, isRoot: true) == "/run/rotationd/rotationd.sock")
+        #expect(SocketPath.resolve(explicit: nil, environment: { noOverride[$0] }, isRoot: false) == "/run/user/1000/rotationd.sock")
+        #expect(SocketPath.resolve(explicit: nil, environment: { _ in nil }, isRoot: false) == nil)
+    }
+}
