@@ -1,0 +1,47 @@
+#!/bin/sh
+# Live-input cost under umockdev: replays a shared trace into an emulated accelerometer at 50 Hz, with
+# `rotationd --print` as the one subscriber, and reports the daemon's resident memory, CPU time per minute
+# and wake-ups per second, polled and buffered.
+#
+#   scripts/bench-live.sh [TRACE.csv] [SECONDS]      (default ../shared/traces/rotations-50hz-1.csv, 60 s)
+#
+# Uses the release binary (built with --static-swift-stdlib, as `make release` does) from ROTATIOND_BIN_DIR,
+# else .build/release, building it if missing. Output is meant for Docs/bench-live.txt.
+set -e
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+TRACE=${1:-$ROOT/../shared/traces/rotations-50hz-1.csv}
+SECONDS_EACH=${2:-60}
+BIN_DIR=${ROTATIOND_BIN_DIR:-$ROOT/.build/release}
+if [ ! -x "$BIN_DIR/rotationd" ]; then
+    swift build -c release --static-swift-stdlib --product rotationd
+fi
+[ -r "$TRACE" ] || { echo "bench-live: cannot read $TRACE" >&2; exit 2; }
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+
+echo "rotationd live input, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cores"
+echo "binary: $BIN_DIR/rotationd ($(du -k "$BIN_DIR/rotationd" | cut -f1) KiB)"
+echo "trace: $(basename "$TRACE") played at 50 Hz in a loop; one subscriber (--print); ${SECONDS_EACH} s measured per mode"
+echo "the figures include the cost of umockdev's LD_PRELOAD redirection of every sysfs and /dev access"
+echo
+
+run() {
+    mode=$1 fixture=$2 target=$3 burst=$4
+    steps="[[\"start\"],[\"feed-trace\",\"$target\",\"$TRACE\",0.01,50,$((SECONDS_EACH + 10)),$burst],"
+    steps="$steps[\"wait\",\"\\\"rotation\\\":[0-9]\",10],[\"sleep\",2],[\"measure\",$SECONDS_EACH],[\"alive\"]]"
+    umockdev-wrapper /usr/bin/python3 Tests/fixtures/umockdev-driver.py --device "$fixture" --actions "$steps" \
+        -- "$BIN_DIR/rotationd" --print --rate 50 >"$OUT/$mode.out" 2>"$OUT/$mode.err" || {
+        echo "$mode: FAILED"; cat "$OUT/$mode.err"; return 1; }
+    echo "$mode: $(grep '^bench:' "$OUT/$mode.err" | sed 's/^bench: //')"
+    echo "  $(grep '^rotationd: info: using' "$OUT/$mode.err" | sed 's/^rotationd: info: //')"
+    echo "  published $(grep -c '"rotation":[0-9]' "$OUT/$mode.out") events with a rotation, $(grep -c '^rotationd: warning' "$OUT/$mode.err") warnings"
+}
+
+run polled bench-polled.umockdev attr:iio:device0 1
+# The emulated part has a hardware FIFO (buffer/hwfifo_watermark_max), so rotationd sets a watermark of 5
+# samples; umockdev's PTY has no watermark, so the feeder hands scans over 5 at a time, as the kernel would.
+run buffered bench-buffered.umockdev /dev/iio:device0 5
+echo
+echo "targets: < 12 MB resident, < 1 % of a core, <= ~12 wake-ups/s where a hardware FIFO allows batching"
+echo "for comparison, iio-sensor-proxy holds 6.3 MB and wakes about 2 times a second (700 ms polling)"
