@@ -39,6 +39,23 @@ public struct EngineConfiguration: Sendable, Hashable {
     /// A gap between samples longer than this restarts the filter from scratch.
     public var maxGap: Double = 1.0
 
+    /// With a gyroscope: time constant of the correction of the gyroscope-integrated gravity towards the
+    /// accelerometer. Longer ignores linear acceleration better; shorter forgets gyroscope errors sooner.
+    public var fusionTime: Double = 0.5
+    /// With a gyroscope: time constant with which the gyroscope bias is learned.
+    public var biasTime: Double = 4
+    /// With a gyroscope: the bias is learned only while the corrected angular speed is below this.
+    public var biasRateLimit: Double = 30
+    /// With a gyroscope: time constant of the low-pass filter on the gyroscope's turn rate.
+    public var gyroRateSmoothingTime: Double = 0.01
+    /// With a gyroscope: turn rate below which the device counts as settled.
+    public var fusedSettleRate: Double = 80
+    /// With a gyroscope: how long the device must have been settled before a new quadrant is published.
+    public var fusedSettleTime: Double = 0.05
+    /// How long after the last gyroscope reading the filter keeps fusing before it falls back to the
+    /// accelerometer alone.
+    public var gyroTimeout: Double = 0.25
+
     /// The filter's defaults.
     public static let `default` = EngineConfiguration()
 
@@ -87,6 +104,20 @@ public struct EngineConfiguration: Sendable, Hashable {
                   get: { $0.rateSmoothingTime }, set: { $0.rateSmoothingTime = $1 }),
         Parameter(name: "maxGap", summary: "a longer gap between samples restarts the filter, s",
                   get: { $0.maxGap }, set: { $0.maxGap = $1 }),
+        Parameter(name: "fusionTime", summary: "gyroscope fusion: accelerometer correction time constant, s",
+                  get: { $0.fusionTime }, set: { $0.fusionTime = $1 }),
+        Parameter(name: "biasTime", summary: "gyroscope fusion: bias learning time constant, s",
+                  get: { $0.biasTime }, set: { $0.biasTime = $1 }),
+        Parameter(name: "biasRateLimit", summary: "gyroscope fusion: learn bias only below this angular speed, degrees/s",
+                  get: { $0.biasRateLimit }, set: { $0.biasRateLimit = $1 }),
+        Parameter(name: "gyroRateSmoothingTime", summary: "gyroscope fusion: turn-rate low-pass time constant, s",
+                  get: { $0.gyroRateSmoothingTime }, set: { $0.gyroRateSmoothingTime = $1 }),
+        Parameter(name: "fusedSettleRate", summary: "gyroscope fusion: turn rate below which the device is settled, degrees/s",
+                  get: { $0.fusedSettleRate }, set: { $0.fusedSettleRate = $1 }),
+        Parameter(name: "fusedSettleTime", summary: "gyroscope fusion: how long it must be settled before a change, s",
+                  get: { $0.fusedSettleTime }, set: { $0.fusedSettleTime = $1 }),
+        Parameter(name: "gyroTimeout", summary: "fall back to the accelerometer this long after the last gyroscope reading, s",
+                  get: { $0.gyroTimeout }, set: { $0.gyroTimeout = $1 }),
     ]
 
     /// The names `set(_:to:)` accepts, comma-separated, for error messages and help.
@@ -136,6 +167,9 @@ public struct EngineConfiguration: Sendable, Hashable {
         }
         if tiltHysteresis > verticalLimit || verticalLimit + tiltHysteresis > flatExitAngle {
             return ConfigurationError(reason: "tiltHysteresis (\(tiltHysteresis)) must fit between 0, verticalLimit (\(verticalLimit)) and flatExitAngle (\(flatExitAngle)): need tiltHysteresis ≤ verticalLimit and verticalLimit + tiltHysteresis ≤ flatExitAngle")
+        }
+        if fusionTime <= 0 || biasTime <= 0 {
+            return ConfigurationError(reason: "fusionTime and biasTime must be more than 0; the defaults are 0.5 and 4")
         }
         if boundaryHysteresis >= 45 {
             return ConfigurationError(reason: "boundaryHysteresis must be below 45 degrees, or no quadrant could ever win; got \(boundaryHysteresis)")

@@ -25,6 +25,9 @@ public struct OrientationEngine: Sendable {
     private var started = false
     private var published = false
     private var motionUntil: Double = -.infinity
+    private var fusion = GyroGravityEstimator()
+    private var lastGyro = Vector3.zero
+    private var lastGyroTime: Double = -.infinity
     private var candidate: Rotation?
     private var candidateSince: Double = 0
 
@@ -51,20 +54,53 @@ public struct OrientationEngine: Sendable {
             lowPass.update(a, dt: dt, timeConstant: c.smoothingTime)
         }
         lastTime = t
-        let f = lowPass.gravity
-        meter.update(cosA: -f.y, sinA: f.x, time: t, dt: dt, timeConstant: c.rateSmoothingTime, limit: c.settleRate)
-
         let magnitude = a.length
-        if magnitude > limits.maxMagnitude || magnitude < limits.minMagnitude {
-            motionUntil = t + c.motionHoldoff
-            candidate = nil
+        let moving = magnitude > limits.maxMagnitude || magnitude < limits.minMagnitude
+
+        // With a gyroscope, gravity is tracked by the fused estimate while readings keep arriving; a sample
+        // without one shortly after the last reading reuses it, so an occasional missing reading changes
+        // nothing. Otherwise the accelerometer's own estimate is used, without a break.
+        var fused = false
+        if let w = sample.angularVelocity, w.x.isFinite, w.y.isFinite, w.z.isFinite {
+            if !fusion.seeded || t - lastGyroTime > c.gyroTimeout {
+                fusion.reset(to: lowPass.gravity, magnitude: c.gravity)
+            } else {
+                let slow = (w - fusion.bias).length < limits.biasRateLimit
+                fusion.update(acceleration: a, angularVelocity: w, dt: dt, magnitude: c.gravity,
+                              weight: trust(magnitude), proportionalGain: limits.proportionalGain,
+                              integralGain: slow ? limits.integralGain : 0)
+            }
+            lastGyro = w
+            lastGyroTime = t
+            fused = true
+        } else if fusion.seeded && t - lastGyroTime <= c.gyroTimeout {
+            fusion.update(acceleration: a, angularVelocity: lastGyro, dt: dt, magnitude: c.gravity,
+                          weight: trust(magnitude), proportionalGain: limits.proportionalGain, integralGain: 0)
+            fused = true
         }
-        // While moving, the reading is not gravity: hold everything.
-        guard t >= motionUntil else { return nil }
+
+        let f = fused ? fusion.gravity : lowPass.gravity
+        let settleRate = fused ? c.fusedSettleRate : c.settleRate
+        let settleTime = fused ? c.fusedSettleTime : c.settleTime
+        if fused {
+            let rate = fusion.inPlaneRate(fusion.corrected(lastGyro)) ?? 0
+            meter.update(measuredRate: rate, cosA: -f.y, sinA: f.x, time: t, dt: dt,
+                         timeConstant: c.gyroRateSmoothingTime, limit: settleRate)
+        } else {
+            meter.update(cosA: -f.y, sinA: f.x, time: t, dt: dt, timeConstant: c.rateSmoothingTime, limit: settleRate)
+            if moving {
+                motionUntil = t + c.motionHoldoff
+                candidate = nil
+            }
+            // While moving, the reading is not gravity: hold everything. The fused estimate needs no hold: it
+            // follows the gyroscope and fades the accelerometer out instead.
+            guard t >= motionUntil else { return nil }
+        }
 
         let length = f.length
         guard length > 0 else { return nil }
         var next = state
+        next.inputs = fused ? .accelGyro : .accel
         // Sine of the elevation of gravity out of the screen plane: +1 face up, −1 face down.
         let sinElevation = f.z / length
         let absSin = abs(sinElevation)
@@ -81,7 +117,7 @@ public struct OrientationEngine: Sendable {
             // The first decision needs no dwell, since there is nothing yet it could wrongly replace; it only
             // waits until the device has been settled for `settleTime`, so one lucky sample of a shaken device
             // cannot decide it.
-            if t - meter.lastFastTime >= c.settleTime {
+            if !moving, t - meter.lastFastTime >= settleTime {
                 next.rotation = nearestQuadrant(f)
             }
             candidate = nil
@@ -94,7 +130,7 @@ public struct OrientationEngine: Sendable {
                     candidate = proposal
                     candidateSince = t
                 }
-                if t - candidateSince >= c.dwellTime, abs(meter.rate) < c.settleRate, t - meter.lastFastTime >= c.settleTime {
+                if t - candidateSince >= c.dwellTime, abs(meter.rate) < settleRate, t - meter.lastFastTime >= settleTime {
                     next.rotation = proposal
                     candidate = nil
                 }
@@ -119,8 +155,16 @@ public struct OrientationEngine: Sendable {
         started = true
         lowPass.reset(to: a)
         meter.reset()
+        lastGyroTime = -.infinity
         candidate = nil
         motionUntil = -.infinity
+    }
+
+    /// How far the accelerometer reading can be trusted as gravity: 1 at |a| = g, falling linearly to 0 at
+    /// the motion tolerance.
+    private func trust(_ magnitude: Double) -> Double {
+        let off = abs(magnitude - configuration.gravity) * limits.inverseTolerance
+        return off >= 1 ? 0 : 1 - off
     }
 
     /// The quadrant gravity points into, ignoring the current rotation.
@@ -180,6 +224,10 @@ public struct OrientationEngine: Sendable {
         let cosKeep: Double
         let minMagnitude: Double
         let maxMagnitude: Double
+        let inverseTolerance: Double
+        let proportionalGain: Double
+        let integralGain: Double
+        let biasRateLimit: Double
 
         init(_ c: EngineConfiguration) {
             sinFlatEnter = Angles.sinDegrees(c.flatEnterAngle)
@@ -190,6 +238,12 @@ public struct OrientationEngine: Sendable {
             cosKeep = Angles.cosDegrees(45 + c.boundaryHysteresis)
             minMagnitude = c.gravity * (1 - c.motionTolerance)
             maxMagnitude = c.gravity * (1 + c.motionTolerance)
+            inverseTolerance = c.motionTolerance > 0 ? 1 / (c.motionTolerance * c.gravity) : .infinity
+            proportionalGain = c.fusionTime > 0 ? 1 / c.fusionTime : 0
+            // With the proportional loop much faster than the integral one, the bias error decays at
+            // integralGain / proportionalGain per second; make that 1 / biasTime.
+            integralGain = c.biasTime > 0 ? proportionalGain / c.biasTime : 0
+            biasRateLimit = c.biasRateLimit * Angles.radiansPerDegree
         }
     }
 }

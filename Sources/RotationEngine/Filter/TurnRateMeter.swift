@@ -45,8 +45,10 @@ struct TurnRateMeter: Sendable {
                          timeConstant: Double, limit: Double) {
         if primed, dt > 0 {
             rate += (measuredRate - rate) * (dt / (timeConstant + dt))
-        } else {
+        } else if !primed {
+            // As for a derived rate, the first reading counts as turning.
             rate = measuredRate
+            lastFastTime = time
         }
         primed = true
         lastX = cosA

@@ -1,0 +1,177 @@
+import Testing
+@testable import RotationEngine
+
+@Suite("Gyroscope fusion")
+struct FusionTests {
+    @Test("with a gyroscope the published state says accel+gyro; without one, accel")
+    func inputsReported() {
+        var fused = SyntheticTrace(rate: 100, withGyro: true)
+        fused.hold(1)
+        #expect(replay(fused.samples).last?.state.inputs == .accelGyro)
+        var plain = SyntheticTrace(rate: 100, withGyro: false)
+        plain.hold(1)
+        #expect(replay(plain.samples).last?.state.inputs == .accel)
+    }
+
+    @Test("a half turn publishes only its end, with or without a gyroscope, at every rate")
+    func halfTurn() {
+        for gyro in [false, true] {
+            for rate in [10.0, 50, 100, 400] {
+                var trace = SyntheticTrace(rate: rate, angle: 90, withGyro: gyro, seed: 5)
+                trace.hold(1)
+                trace.turn(by: 180, over: 0.7)
+                let arrived = trace.time
+                trace.hold(1)
+                let changes = replay(trace.samples).rotationChanges
+                #expect(changes.map(\.rotation) == [.leftUp, .rightUp], "gyro \(gyro), \(rate) Hz")
+                if gyro, rate >= 50, let t = changes.last?.time {
+                    #expect(t - arrived < 0.08, "gyro at \(rate) Hz: published \(t - arrived) s after arriving")
+                }
+            }
+        }
+    }
+
+    @Test("shaking does not turn the rotation, with or without a gyroscope")
+    func shake() {
+        for gyro in [false, true] {
+            for angle in [0.0, 90, 270] {
+                var trace = SyntheticTrace(rate: 100, angle: angle, withGyro: gyro, seed: 11)
+                trace.hold(1)
+                trace.shake(3, amplitude: 12, frequency: 4)
+                trace.hold(1)
+                #expect(replay(trace.samples).rotations.count == 1, "gyro \(gyro), angle \(angle)")
+            }
+        }
+    }
+
+    @Test("walking does not turn the rotation, with or without a gyroscope")
+    func walking() {
+        for gyro in [false, true] {
+            for angle in [0.0, 270] {
+                var trace = SyntheticTrace(rate: 50, angle: angle, withGyro: gyro, seed: 13)
+                trace.hold(1)
+                trace.walk(10, amplitude: 3)
+                #expect(replay(trace.samples).rotations.count == 1, "gyro \(gyro), angle \(angle)")
+            }
+        }
+    }
+
+    @Test("with a gyroscope a turn made while walking hard is published while still walking; the accelerometer alone must wait")
+    func turnWhileWalking() {
+        // Walking with a strong bounce that keeps |a| outside the motion tolerance most of the time.
+        func trace(gyro: Bool) -> (samples: [Sample], turnEnd: Double) {
+            var t = SyntheticTrace(rate: 100, angle: 0, withGyro: gyro, seed: 17)
+            t.hold(1)
+            let start = t.time
+            let e = t.elevation
+            let angle = { (time: Double) in 90 * SyntheticTrace.ease(min((time - start) / 4 * 8, 1)) }
+            // The bounce is vertical in the world: along gravity, whichever way the device is turned.
+            t.segment(4, pose: { u in (angle(start + 4 * u), e) }, extra: { time in
+                SyntheticTrace.gravityDirection(angle: angle(time), elevation: e) * (5 * SyntheticTrace.sin(2 * Double.pi * 2 * (time - start)))
+            })
+            return (t.samples, start + 0.5)
+        }
+        let fused = trace(gyro: true)
+        let changes = replay(fused.samples).rotationChanges
+        #expect(changes.map(\.rotation) == [.normal, .leftUp])
+        #expect((changes.last?.time ?? 99) < fused.turnEnd + 0.2)
+        let plain = trace(gyro: false)
+        let plainChanges = replay(plain.samples).rotationChanges
+        #expect(plainChanges.filter { $0.time < plain.turnEnd + 0.2 }.map(\.rotation) == [.normal])
+    }
+
+    @Test("a biased gyroscope cannot turn a device lying still, upright or flat, by itself")
+    func biasDoesNotTurn() {
+        for elevation in [20.0, 88] {
+            for bias in [Vector3(0, 0, 0.2), Vector3(0.3, -0.2, 0.5)] {
+                var trace = SyntheticTrace(rate: 100, angle: 0, elevation: elevation, withGyro: true, seed: 19)
+                trace.gyroBias = bias
+                trace.hold(60)
+                let published = replay(trace.samples)
+                #expect(published.rotations.count == 1, "elevation \(elevation), bias \(bias)")
+                #expect(published.last?.state.inputs == .accelGyro)
+            }
+        }
+    }
+
+    @Test("the gyroscope bias is learned while the device is still, so turns afterwards are measured without it")
+    func biasLearned() {
+        var estimator = GyroGravityEstimator()
+        let g = 9.80665
+        let upright = Vector3(0, -g, 0)
+        let bias = Vector3(0.05, -0.03, 0.15)
+        estimator.reset(to: upright, magnitude: g)
+        for _ in 0..<3000 {   // 30 s at 100 Hz
+            estimator.update(acceleration: upright, angularVelocity: bias, dt: 0.01, magnitude: g, weight: 1,
+                             proportionalGain: 2, integralGain: 0.5)
+        }
+        // About the two axes perpendicular to gravity (x and z here) the bias is observable and learned.
+        #expect(abs(estimator.bias.x - bias.x) < 0.005)
+        #expect(abs(estimator.bias.z - bias.z) < 0.005)
+        // The estimate stays on gravity.
+        let u = estimator.gravity * (1 / estimator.gravity.length)
+        #expect(u.y < -0.999)
+    }
+
+    @Test("the fused estimate follows a turn from the gyroscope alone, exactly, even at 5 Hz")
+    func integrationExact() {
+        var estimator = GyroGravityEstimator()
+        let g = 9.80665
+        estimator.reset(to: Vector3(0, -g, 0), magnitude: g)
+        // A quarter turn clockwise (−z) in five 0.2 s steps of 1.5708/1 rad/s, with no accelerometer weight.
+        for _ in 0..<5 {
+            estimator.update(acceleration: Vector3(0, -g, 0), angularVelocity: Vector3(0, 0, -Double.pi / 2), dt: 0.2,
+                             magnitude: g, weight: 0, proportionalGain: 2, integralGain: 0)
+        }
+        // Left edge up reads (+g, 0, 0).
+        #expect(abs(estimator.gravity.x - g) < 1e-3)
+        #expect(abs(estimator.gravity.y) < 1e-3)
+    }
+
+    @Test("when the gyroscope stops mid-trace the engine falls back to the accelerometer without a gap and keeps working")
+    func gyroDropsOut() {
+        var trace = SyntheticTrace(rate: 100, angle: 0, withGyro: true, seed: 23)
+        trace.hold(1)
+        trace.turn(by: 90, over: 0.5)
+        trace.hold(1)
+        let dropAt = trace.time
+        trace.withGyro = false
+        trace.hold(1)
+        trace.turn(by: 90, over: 0.5)
+        trace.hold(1)
+        trace.withGyro = true
+        trace.hold(0.5)
+        trace.turn(by: -180, over: 0.7)
+        trace.hold(1)
+        let published = replay(trace.samples)
+        #expect(published.rotations == [.normal, .leftUp, .bottomUp, .normal])
+        // The switch to the accelerometer is published within the gyroscope timeout, rotation unchanged.
+        let fallback = published.first { $0.time > dropAt && $0.state.inputs == .accel }
+        #expect(fallback.map { $0.time - dropAt <= EngineConfiguration.default.gyroTimeout + 0.02 } == true)
+        #expect(fallback?.state.rotation == .leftUp)
+        // And back to fused once readings return.
+        #expect(published.last?.state.inputs == .accelGyro)
+    }
+
+    @Test("an occasional missing gyroscope reading does not switch the inputs back and forth")
+    func occasionalMissingReading() {
+        var trace = SyntheticTrace(rate: 100, angle: 270, withGyro: true, seed: 29)
+        trace.hold(3)
+        let samples = trace.samples.enumerated().map { i, s in
+            i % 7 == 3 ? Sample(time: s.time, acceleration: s.acceleration) : s
+        }
+        let published = replay(samples)
+        #expect(published.count == 1)
+        #expect(published.first?.state.inputs == .accelGyro)
+    }
+
+    @Test("NaN gyroscope readings are treated as missing")
+    func nanGyroIgnored() {
+        var trace = SyntheticTrace(rate: 100, angle: 90, withGyro: true)
+        trace.hold(1)
+        let samples = trace.samples.map { Sample(time: $0.time, acceleration: $0.acceleration, angularVelocity: Vector3(.nan, 0, 0)) }
+        let published = replay(samples)
+        #expect(published.rotations == [.leftUp])
+        #expect(published.last?.state.inputs == .accel)
+    }
+}
