@@ -2,11 +2,14 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR = $(DESTDIR)$(PREFIX)/bin
+# udev and systemd also read rules and units under /usr/local/lib; PREFIX=/usr puts them in /usr/lib.
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 RELEASE = $(SWIFT) build -c release --static-swift-stdlib $(SWIFT_FLAGS)
 
-.PHONY: all deps build release demo test bench install uninstall clean
+.PHONY: all deps build release demo test bench install install-data uninstall clean
 
 all: build
 
@@ -31,9 +34,22 @@ bench: release
 	./scripts/bench-quality.sh
 	./scripts/bench-engine.sh
 
-install: release
+install: release install-data
 	install -d $(BINDIR)
 	install -m 0755 .build/release/rotationd .build/release/rotwatch $(BINDIR)/
+
+# The udev rule and the systemd units; ExecStart points at $(PREFIX)/bin/rotationd.
+install-data:
+	install -d $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(UNITDIR)
+	install -m 0644 udev-rules/60-rotationd.rules $(DESTDIR)$(UDEVRULESDIR)/
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/rotationd.service.in > $(DESTDIR)$(UNITDIR)/rotationd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/rotationd.service
+	install -m 0644 systemd/rotationd.socket $(DESTDIR)$(UNITDIR)/
+
+uninstall:
+	rm -f $(BINDIR)/rotationd $(BINDIR)/rotwatch
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-rotationd.rules
+	rm -f $(DESTDIR)$(UNITDIR)/rotationd.service $(DESTDIR)$(UNITDIR)/rotationd.socket
 
 clean:
 	rm -rf .build

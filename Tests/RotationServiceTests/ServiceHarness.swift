@@ -74,6 +74,7 @@ final class ChildProcess {
         env.removeValue(forKey: "NOTIFY_SOCKET")
         env.removeValue(forKey: "LISTEN_FDS")
         env.removeValue(forKey: "LISTEN_PID")
+        env.removeValue(forKey: "NO_COLOR")
         for (k, v) in environment { env[k] = v }
         process.environment = env
         stdoutURL = dir.url.appendingPathComponent("\(tag).out")

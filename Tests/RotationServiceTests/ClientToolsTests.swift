@@ -1,0 +1,215 @@
+import Foundation
+import RotationClient
+import RotationEngine
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// rotwatch, the Python and shell examples and the Swift client library against a real service.
+@Suite("Clients against a live service", .serialized)
+struct ClientToolsTests {
+    static func run(_ executable: String, _ args: [String], environment: [String: String] = [:], in dir: ScratchDirectory,
+                    tag: String, timeout: Double = 15) throws -> (status: Int32?, out: String, err: String) {
+        let c = try ChildProcess(executable, args, environment: environment, in: dir, tag: tag)
+        let status = c.wait(timeout: timeout)
+        if status == nil { c.stop(SIGKILL) }
+        return (status, c.stdout, c.stderr)
+    }
+
+    @Test("rotwatch --once exits 2 with a clear message when no service is running")
+    func onceWithoutService() throws {
+        let dir = try ScratchDirectory()
+        let r = try Self.run(PackagePaths.binary("rotwatch"), ["--once", "--socket", dir.path("none.sock")], in: dir, tag: "w")
+        #expect(r.status == 2)
+        #expect(r.err.contains("no rotation service at \(dir.path("none.sock"))"))
+        #expect(r.out.isEmpty)
+    }
+
+    @Test("rotwatch --once prints a header and the current state; --once --json prints the raw state line")
+    func onceWithService() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 1, hold: 0.5)
+        let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), in: dir)
+        #expect(run.waitUntilServing())
+        usleep(1_500_000) // the replay has ended: the state is final
+        let human = try Self.run(PackagePaths.binary("rotwatch"), ["--once", "--socket", run.socket], in: dir, tag: "h")
+        #expect(human.status == 0)
+        let lines = human.out.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.contains("rotationd 0.1.0") == true && lines.first?.contains("sensor: replay:\(trace)") == true)
+        #expect(lines.first?.contains("front (front, mount 90°), back (back, mount 90°)") == true)
+        #expect(lines.last?.contains("left-up") == true && lines.last?.contains("90°") == true)
+        #expect(lines.last?.contains("front 0°") == true && lines.last?.contains("back 180°") == true)
+        #expect(lines.last?.contains("tilt vertical") == true)
+        #expect(!human.out.contains("\u{1B}["), "no colour when stdout is not a terminal")
+
+        let json = try Self.run(PackagePaths.binary("rotwatch"), ["--once", "--json"],
+                                environment: ["ROTATIOND_SOCKET": run.socket], in: dir, tag: "j")
+        #expect(json.status == 0)
+        let obj = try #require(JSONLine.object(json.out.trimmingCharacters(in: .newlines)))
+        #expect(obj["type"] as? String == "state" && obj["rotation"] as? Int == 90)
+        #expect(run.child.stop() == 0)
+    }
+
+    @Test("rotwatch --json prints exactly the service's lines, and the human view one line per change")
+    func streamingModes() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 3, count: 6, hold: 0.4)
+        let reference = try ServiceRun.referenceLines(trace: trace, in: dir)
+        try #require(reference.count >= 5)
+        let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), extra: ["--speed", "2"], in: dir)
+        #expect(run.waitUntilServing())
+        let json = try ChildProcess(PackagePaths.binary("rotwatch"), ["--json", "--socket", run.socket], in: dir, tag: "json")
+        let human = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", run.socket], in: dir, tag: "human")
+        let last = "\"seq\":\(reference.count),"
+        #expect(json.waitForOutput(last, timeout: 20))
+        usleep(300_000)
+        let lines = json.stdout.split(separator: "\n").map(String.init)
+        #expect(JSONLine.type(lines.first ?? "") == "hello")
+        let states = lines.dropFirst().filter { JSONLine.int($0, "seq") != 0 }
+        #expect(Array(states) == reference, "rotwatch --json relays the service's lines unchanged")
+
+        let view = human.stdout.split(separator: "\n").map(String.init)
+        #expect(view.first?.contains("rotationd 0.1.0") == true)
+        let orientations = reference.compactMap { JSONLine.object($0)?["orientation"] as? String }
+        let shown = view.dropFirst().filter { !$0.contains("unknown") }
+        #expect(shown.count == orientations.count)
+        for (line, name) in zip(shown, orientations) { #expect(line.contains(name), "\(line) should show \(name)") }
+        json.stop()
+        human.stop()
+        #expect(run.child.stop() == 0)
+    }
+
+    @Test("rotwatch reports a stopped service, waits, and reconnects when it comes back")
+    func reconnectsAfterRestart() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 1, hold: 0.4)
+        let socket = dir.path("s.sock")
+        let first = try ServiceRun(trace: trace, socket: socket, in: dir, tag: "first")
+        #expect(first.waitUntilServing())
+        let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket], in: dir, tag: "watch")
+        #expect(watch.waitForOutput("rotationd 0.1.0", timeout: 10))
+        #expect(first.child.stop() == 0)
+        var deadline = Date().addingTimeInterval(10)
+        while !watch.stderr.contains("waiting for the service") && Date() < deadline { usleep(20_000) }
+        #expect(watch.stderr.contains("waiting for the service"))
+        usleep(1_000_000)
+        #expect(watch.isRunning, "rotwatch keeps waiting")
+        let second = try ServiceRun(trace: trace, socket: socket, in: dir, tag: "second")
+        #expect(second.waitUntilServing())
+        deadline = Date().addingTimeInterval(10)
+        while watch.stdout.components(separatedBy: "rotationd 0.1.0").count < 3 && Date() < deadline { usleep(20_000) }
+        #expect(watch.stdout.components(separatedBy: "rotationd 0.1.0").count == 3, "a second header after reconnecting")
+        #expect(watch.isRunning)
+        watch.stop()
+        #expect(second.child.stop() == 0)
+    }
+
+    @Test("rotwatch colours a terminal, but not when NO_COLOR is set; --help documents every option")
+    func colourAndHelp() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 1, hold: 0.4)
+        let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), in: dir)
+        #expect(run.waitUntilServing())
+        let command = "\(PackagePaths.binary("rotwatch")) --once --socket \(run.socket)"
+        let tty = try Self.run("/usr/bin/script", ["-qfec", command, "/dev/null"], in: dir, tag: "tty")
+        #expect(tty.status == 0)
+        #expect(tty.out.contains("\u{1B}["), "colour on a terminal")
+        let plain = try Self.run("/usr/bin/script", ["-qfec", command, "/dev/null"], environment: ["NO_COLOR": "1"], in: dir, tag: "nocolor")
+        #expect(plain.status == 0 && plain.out.contains("rotationd 0.1.0"))
+        #expect(!plain.out.contains("\u{1B}["), "no colour with NO_COLOR")
+        #expect(run.child.stop() == 0)
+
+        let help = try Self.run(PackagePaths.binary("rotwatch"), ["--help"], in: dir, tag: "help")
+        #expect(help.status == 0)
+        for word in ["--json", "--once", "--socket", "NO_COLOR", "ROTATIOND_SOCKET", "reconnecting", "exit"] {
+            #expect(help.out.contains(word), "--help mentions \(word)")
+        }
+        let bad = try Self.run(PackagePaths.binary("rotwatch"), ["--frobnicate"], in: dir, tag: "bad")
+        #expect(bad.status == 2 && bad.err.contains("unknown option"))
+    }
+
+    @Test("the Python example subscribes with the standard library and prints each change")
+    func pythonExample() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 1.5, count: 3, hold: 0.4)
+        let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), in: dir)
+        #expect(run.waitUntilServing())
+        let script = PackagePaths.root.appendingPathComponent("Docs/examples/subscribe.py").path
+        let r = try Self.run("/usr/bin/env", ["python3", script, "--count", "3"],
+                             environment: ["ROTATIOND_SOCKET": run.socket], in: dir, tag: "py", timeout: 20)
+        #expect(r.status == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(lines.first?.contains("rotationd 0.1.0, sensor replay:") == true)
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("seq=") && $0.contains("front=") })
+        #expect(lines.last?.contains("orientation=bottom-up") == true || lines.last?.contains("orientation=left-up") == true)
+        #expect(run.child.stop() == 0)
+        let none = try Self.run("/usr/bin/env", ["python3", script, "--socket", dir.path("none.sock")], in: dir, tag: "py2")
+        #expect(none.status == 2 && none.err.contains("no rotation service"))
+    }
+
+    @Test("the socat one-liner prints the service's JSON lines")
+    func shellOneLiner() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/socat"), "socat is installed by scripts/install-deps.sh")
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 2, hold: 0.4)
+        let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), in: dir)
+        #expect(run.waitUntilServing())
+        let script = PackagePaths.root.appendingPathComponent("Docs/examples/watch.sh").path
+        let sh = try ChildProcess("/bin/sh", [script], environment: ["ROTATIOND_SOCKET": run.socket], in: dir, tag: "sh")
+        #expect(sh.waitForOutput("\"type\":\"state\"", timeout: 10))
+        #expect(JSONLine.type(sh.stdout.split(separator: "\n").first.map(String.init) ?? "") == "hello")
+        sh.stop(SIGKILL)
+        #expect(run.child.stop() == 0)
+    }
+
+    @Test("the client library yields events as an AsyncSequence, reconnects, and computes preview angles")
+    func clientLibrary() async throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 1, hold: 0.5)
+        let socket = dir.path("s.sock")
+        var first: ServiceRun? = try ServiceRun(trace: trace, socket: socket, in: dir, tag: "first")
+        #expect(first?.waitUntilServing() == true)
+        let client = try RotationClient(path: socket)
+        var connects = 0, disconnects = 0
+        var leftUp: StateEvent?
+        var second: ServiceRun?
+        for await event in client.events() {
+            switch event {
+            case .connected(_, let hello, _):
+                connects += 1
+                #expect(hello.protocolVersion == 1 && hello.cameras.count == 2)
+            case .message(.state(let e), _):
+                if e.state.rotation == .leftUp { leftUp = e }
+                if connects == 1 && leftUp != nil && first != nil {
+                    #expect(first?.child.stop() == 0)
+                    first = nil
+                }
+            case .disconnected:
+                disconnects += 1
+                if second == nil { second = try ServiceRun(trace: trace, socket: socket, in: dir, tag: "second") }
+            default: break
+            }
+            if connects == 2 { break }
+        }
+        #expect(connects == 2 && disconnects >= 1)
+        let e = try #require(leftUp)
+        // left-up (90°): a back camera mounted at 90° captures at 180°; a UI kept upright (u = 0) previews it at 180°,
+        // a UI that follows the device (u = 90) at the mount, 90°; the front camera previews at (90 − 90 + u).
+        #expect(e.captureAngle(camera: "back") == 180 && e.captureAngle(camera: "front") == 0)
+        #expect(e.previewAngle(camera: "back", interfaceRotation: 0) == 180)
+        #expect(e.previewAngle(camera: "back", interfaceRotation: 90) == 90)
+        #expect(e.previewAngle(camera: "front", interfaceRotation: 90) == 90)
+        #expect(e.previewAngle(camera: "nope", interfaceRotation: 0) == nil)
+        #expect(second?.child.stop() == 0)
+    }
+}
