@@ -4,8 +4,8 @@ import Testing
 @Suite("Sample rates")
 struct SampleRateTests {
     /// Upright, a quarter left-up, a half turn to right-up, back upright; each held 1.5 s.
-    func scenario(rate: Double, jitter: Double, dropRate: Double, seed: UInt64) -> (samples: [Sample], arrivals: [Double]) {
-        var trace = SyntheticTrace(rate: rate, angle: 0, jitter: jitter, dropRate: dropRate, seed: seed)
+    func scenario(rate: Double, jitter: Double, dropRate: Double, seed: UInt64, gyro: Bool = false) -> (samples: [Sample], arrivals: [Double]) {
+        var trace = SyntheticTrace(rate: rate, angle: 0, jitter: jitter, dropRate: dropRate, withGyro: gyro, seed: seed)
         var arrivals: [Double] = []
         trace.hold(1.5)
         trace.turn(by: 90, over: 0.5); arrivals.append(trace.time); trace.hold(1.5)
@@ -24,6 +24,23 @@ struct SampleRateTests {
             guard changes.count == 4 else { continue }
             // Allow two sample intervals for the time rule at low rates, and 150 ms at high ones.
             let allowance = max(0.15, 2.5 / rate)
+            for (change, arrival) in zip(changes.dropFirst(), arrivals) {
+                #expect(change.time - arrival < allowance, "\(rate) Hz seed \(seed): \(change.time - arrival) s after arrival")
+            }
+        }
+    }
+
+    @Test("with a gyroscope too, every rate from 5 to 400 Hz with jitter and lost samples gives the same rotations",
+          arguments: [5.0, 10, 50, 100, 400])
+    func fusedAtEveryRate(_ rate: Double) {
+        for seed in UInt64(1)...4 {
+            let (samples, arrivals) = scenario(rate: rate, jitter: 0.5, dropRate: 0.1, seed: seed, gyro: true)
+            let published = replay(samples)
+            let changes = published.rotationChanges
+            #expect(changes.map(\.rotation) == [.normal, .leftUp, .rightUp, .normal], "\(rate) Hz seed \(seed)")
+            #expect(published.last?.state.inputs == .accelGyro)
+            guard changes.count == 4 else { continue }
+            let allowance = max(0.1, 2.5 / rate)
             for (change, arrival) in zip(changes.dropFirst(), arrivals) {
                 #expect(change.time - arrival < allowance, "\(rate) Hz seed \(seed): \(change.time - arrival) s after arrival")
             }
