@@ -12,6 +12,11 @@
 /// 5. While not flat, the in-plane direction of gravity proposes a quadrant, with hysteresis around the
 ///    diagonals. A new quadrant is published once it has been proposed for `dwellTime` and the device has
 ///    been settled (turning slower than `settleRate`) for `settleTime`.
+///
+/// When samples carry angular velocity, stage 2 uses a gyroscope-driven estimate corrected towards the
+/// accelerometer and the gyroscope's turn rate, and stage 3 is replaced by fading the accelerometer out of
+/// that estimate (`Docs/fusion.md`); without readings for `gyroTimeout` the engine falls back to stage 2 as
+/// written, whose estimate is kept current all along.
 public struct OrientationEngine: Sendable {
     /// The thresholds in force.
     public let configuration: EngineConfiguration
