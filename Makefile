@@ -33,6 +33,7 @@ test: deps
 bench: release
 	./scripts/bench-quality.sh
 	./scripts/bench-engine.sh
+	./scripts/bench-fanout.sh
 
 install: release install-data
 	install -d $(BINDIR)

@@ -27,6 +27,7 @@ let package = Package(
         .executableTarget(name: "rotationd", dependencies: ["RotationEngine", "RotationSensors", "RotationService"]),
         .executableTarget(name: "rotwatch", dependencies: ["RotationEngine", "RotationClient"]),
         .executableTarget(name: "engine-bench", dependencies: ["RotationEngine"]),
+        .executableTarget(name: "fanout-bench", dependencies: ["RotationEngine", "RotationService"]),
         .testTarget(name: "RotationEngineTests", dependencies: ["RotationEngine"]),
         .testTarget(name: "RotationSensorsTests", dependencies: ["RotationEngine", "RotationSensors"]),
         .testTarget(name: "RotationServiceTests", dependencies: ["RotationEngine", "RotationClient"]),
