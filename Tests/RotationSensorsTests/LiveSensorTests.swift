@@ -51,6 +51,18 @@ struct LiveSensorTests {
         #expect(!r.stderr.contains { $0.contains("polling in_accel") }, "fell back to polling:\n\(r.transcript)")
     }
 
+    @Test("a buffered device whose buffer stays silent for 500 ms is polled instead")
+    func silentBufferFallsBackToPolling() throws {
+        let r = try UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+            ["start"],
+            ["wait-err", "the buffer delivered nothing within 500 ms; polling in_accel_\\*_raw at 50.0 Hz instead", 5],
+            ["set", "iio:device0", Self.onda],
+            ["wait", Self.rightUp, 5],
+        ], arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.rotations == [270], "\(r.transcript)")
+    }
+
     @Test("per-channel scale and offset win over the shared ones, and the offset is added before scaling")
     func perChannelScaleAndOffset() throws {
         let r = try UmockdevRun.run(devices: ["scale-offset.umockdev"], steps: [

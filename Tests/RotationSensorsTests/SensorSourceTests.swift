@@ -1,0 +1,77 @@
+import Foundation
+import RotationEngine
+@testable import RotationSensors
+import Synchronization
+import Testing
+
+/// The `SensorSource` threading contract, in-process on the build machine's own sysfs (normally without any
+/// IIO device, where the source reports `none`; with one, `ok` followed by samples).
+@Suite("Sensor source threading", .serialized)
+struct SensorSourceTests {
+    final class Recorder: Sendable {
+        let statuses = Mutex<[SensorStatus]>([])
+        let samples = Mutex(0)
+        let threads = Mutex<Set<String>>([])
+
+        func note() {
+            let id = "\(pthread_self())"
+            threads.withLock { _ = $0.insert(id) }
+        }
+
+        var events: Int { statuses.withLock { $0.count } + samples.withLock { $0 } }
+
+        func waitForStatus(timeout: Double) -> Bool {
+            let end = Date().addingTimeInterval(timeout)
+            while Date() < end {
+                if !statuses.withLock({ $0.isEmpty }) { return true }
+                usleep(10_000)
+            }
+            return false
+        }
+    }
+
+    @Test("start reports a status from its own thread; after stop returns no callback runs; a second start works")
+    func stopEndsCallbacks() {
+        let source = SensorSource()
+        let rec = Recorder()
+        source.start(onSample: { _ in rec.samples.withLock { $0 += 1 }; rec.note() },
+                     onStatus: { s, _ in rec.statuses.withLock { $0.append(s) }; rec.note() })
+        #expect(rec.waitForStatus(timeout: 3))
+        #expect(source.isRunning)
+        source.stop()
+        #expect(!source.isRunning)
+        let after = rec.events
+        usleep(300_000)
+        #expect(rec.events == after, "callbacks ran after stop() returned")
+        #expect(!rec.threads.withLock { $0.contains("\(pthread_self())") }, "a callback ran on the caller's thread")
+
+        rec.statuses.withLock { $0.removeAll() }
+        source.start(onSample: { _ in }, onStatus: { s, _ in rec.statuses.withLock { $0.append(s) } })
+        #expect(rec.waitForStatus(timeout: 3))
+        source.stop()
+        #expect(!source.isRunning)
+    }
+
+    @Test("stop called from inside a callback returns at once and the thread ends")
+    func stopFromCallback() {
+        let source = SensorSource()
+        let rec = Recorder()
+        source.start(onSample: { _ in source.stop() },
+                     onStatus: { s, _ in rec.statuses.withLock { $0.append(s) }; source.stop() })
+        #expect(rec.waitForStatus(timeout: 3))
+        let end = Date().addingTimeInterval(2)
+        while source.isRunning && Date() < end { usleep(10_000) }
+        #expect(!source.isRunning)
+        let after = rec.events
+        usleep(300_000)
+        #expect(rec.events == after)
+    }
+
+    @Test("stop on a source that never started, or twice, does nothing")
+    func stopIsIdempotent() {
+        let source = SensorSource()
+        source.stop()
+        source.stop()
+        #expect(!source.isRunning)
+    }
+}
