@@ -29,12 +29,9 @@ struct TraceFormatTests {
 
     @Test("a file with CRLF line ends parses like one with LF line ends")
     func crlf() throws {
-        // Swift treats "\r\n" as one Character, so splitting the text on "\n" Characters never finds a line
-        // end in a CRLF file; the parser then reports the whole file as a bad header.
-        withKnownIssue("TraceFormat.parse splits on the \"\\n\" Character, which a CRLF pair is not") {
-            let samples = try TraceFormat.parse("t,x,y,z\r\n0,0,-9.8,0\r\n\r\n0.1,0,-9.8,0\r\n")
-            #expect(samples.count == 2)
-        }
+        let samples = try TraceFormat.parse("t,x,y,z\r\n0,0,-9.8,0\r\n\r\n0.1,0,-9.8,0\r\n")
+        #expect(samples.count == 2)
+        #expect(samples.last?.time == 0.1)
     }
 
     @Test("a wrong header is reported on line 1 with the expected headers")

@@ -33,10 +33,12 @@ public enum TraceFormat {
         var columns = 0
         var lineNumber = 0
         var lastTime = -Double.infinity
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Split on the "\n" scalar: as a Character, a CRLF pair is one grapheme that "\n" never matches.
+        for raw in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
-            var line = raw
-            if line.last == "\r" { line = line.dropLast() }
+            var scalars = raw
+            if scalars.last == "\r" { scalars = scalars.dropLast() }
+            let line = Substring(scalars)
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
             if columns == 0 {
                 let header = line.filter { $0 != " " }
