@@ -162,8 +162,12 @@ final class SensorCapture {
             let err = SystemError(operation: "write \(accel.batch) to", path: SensorError.sysfsPath(id, "buffer/watermark"), errno: e.code)
             SensorLog.once(.warning, "\(err); the kernel will wake rotationd for every sample")
         }
-        guard let buf = iio_device_create_buffer(dev, accel.batch, false) else {
-            let e = errno
+        let created = StandardErrorCapture.around { () -> (OpaquePointer?, Int32) in
+            let b = iio_device_create_buffer(dev, accel.batch, false)
+            return (b, errno)
+        }
+        guard let buf = created.0 else {
+            let e = created.1
             if e == EACCES || e == EPERM { return .failed(.buffer(device: id, operation: "open", errno: e)) }
             if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
             SensorLog.once(.warning, "\(id): buffered capture unavailable (\(String(cString: strerror(e)))); polling in_accel_*_raw at \(rate) Hz instead")

@@ -49,6 +49,8 @@ struct LiveSensorTests {
         #expect(r.rotations == [0, 270], "\(r.transcript)")
         #expect(r.stderr.contains { $0.contains("as the display accelerometer, buffered") }, "\(r.transcript)")
         #expect(!r.stderr.contains { $0.contains("polling in_accel") }, "fell back to polling:\n\(r.transcript)")
+        // libiio's own stderr notices are rewritten into rotationd's one-line, level-prefixed format.
+        #expect(r.stderr.allSatisfy { $0.hasPrefix("rotationd: ") }, "\(r.transcript)")
     }
 
     @Test("a buffered device whose buffer stays silent for 500 ms is polled instead")
@@ -215,5 +217,31 @@ struct LiveSensorTests {
         #expect(abs(last[1] - -521 * 0.019163) < 1e-4 && abs(last[2] - -8 * 0.019163) < 1e-4, "\(lines.last!)")
         let times = lines.dropFirst().compactMap { Double($0.split(separator: ",")[0]) }
         #expect(times == times.sorted() && times.count > 10)
+    }
+
+    @Test("a buffered IMU: accelerometer and gyroscope come from the same scans, the gyroscope with its own matrix")
+    func bufferedAccelerometerAndGyroscope() throws {
+        let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-imu-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: csv) }
+        let node = "/dev/iio:device0"
+        let r = try UmockdevRun.run(devices: ["imu-buffered.umockdev"], steps: [
+            ["feed", node, "<hhhhhhxxxxq", [523, 13, 5, 100, 200, 300], 50],
+            ["start"],
+            ["wait", Self.normal, 5],
+            ["feed", node, "<hhhhhhxxxxq", [8, 521, -67, -40, 50, 60], 50],
+            ["wait", Self.rightUp, 5],
+            ["sleep", 0.2],
+        ], arguments: ["--print", "--record", csv.path])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.rotations == [0, 270], "\(r.transcript)")
+        #expect(r.stderr.contains { $0.contains("as the display accelerometer, buffered, gyroscope iio:device0 (bmi323)") }, "\(r.transcript)")
+        let rows = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n").dropFirst()
+            .map { $0.split(separator: ",").compactMap { Double($0) } }
+        // Gyroscope raw (100, 200, 300) and then (−40, 50, 60), × 0.001, through its own "1, 0, 0; 0, 1, 0; 0, 0, -1".
+        let first = try #require(rows.first), last = try #require(rows.last)
+        #expect(abs(first[4] - 0.1) < 1e-6 && abs(first[5] - 0.2) < 1e-6 && abs(first[6] - -0.3) < 1e-6, "\(first)")
+        #expect(abs(last[4] - -0.04) < 1e-6 && abs(last[5] - 0.05) < 1e-6 && abs(last[6] - -0.06) < 1e-6, "\(last)")
+        // The accelerometer went through the udev matrix: right edge up reads about (−g, 0, 0).
+        #expect(abs(last[1] - -521 * 0.019163) < 1e-4, "\(last)")
     }
 }
