@@ -77,7 +77,7 @@ struct Serve {
         limits.stuckTimeout = options.clientTimeout
         let server: SocketServer
         do {
-            let initial = StateEvent(seq: 0, time: .nan, state: .initial, cameras: options.cameras, sensor: .ok)
+            let initial = StateEvent(seq: 0, time: .nan, state: .initial, cameras: options.cameras, sensor: replay == nil ? .none : .ok)
             server = try SocketServer(listener: listener,
                                       identity: .init(sensor: replay?.sensorDescription, cameras: options.cameras),
                                       initial: initial, limits: limits, samplesGroup: group, notifier: notifier)
