@@ -104,9 +104,9 @@ struct SystemdIntegrationTests {
         return c.stdout + c.stderr
     }
 
-    @Test("raw samples only for root or members of --samples-group, judged by the peer's credentials")
+    @Test("raw samples only for root or members of --samples-group, judged by the peer's credentials",
+          .enabled(if: geteuid() == 0, "running clients as another user needs root"))
     func samplesNeedPrivilege() throws {
-        try #require(geteuid() == 0, "needs root to run clients as another user")
         let dir = try ScratchDirectory()
         chmod(dir.url.path, 0o755)
         let trace = dir.path("t.csv")
