@@ -244,4 +244,46 @@ struct LiveSensorTests {
         // The accelerometer went through the udev matrix: right edge up reads about (−g, 0, 0).
         #expect(abs(last[1] - -521 * 0.019163) < 1e-4, "\(last)")
     }
+
+    @Test("with --serve the sensor is opened only while a client is connected")
+    func samplesOnlyWhileSubscribed() throws {
+        let socket = "/tmp/rotationd-ondemand-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let enable = "sys/bus/iio/devices/iio:device0/buffer/enable"
+        let r = try UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+            ["feed", "/dev/iio:device0", "<hhhxxq", [523, 13, 5], 50],
+            ["start"],
+            ["sleep", 0.5],
+            ["expect-file", "sys/bus/iio/devices/iio:device0/sampling_frequency", "10"],
+            ["connect", socket, 5],
+            ["wait-sock", Self.normal, 5],
+            ["expect-file", "sys/bus/iio/devices/iio:device0/sampling_frequency", "50"],
+            ["expect-file", enable, "1"],
+            ["disconnect"],
+            ["sleep", 0.5],
+            // The last client left: the buffer is closed again.
+            ["expect-file", enable, "0"],
+            ["connect", socket, 5],
+            ["wait-sock", "\"type\":\"state\"", 5],
+            ["sleep", 0.3],
+            ["expect-file", enable, "1"],
+            ["alive"],
+        ], arguments: ["--serve", "--socket", socket])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(!r.stderr.contains { $0.contains("error") }, "\(r.transcript)")
+    }
+
+    @Test("with --serve and no client the sensor is never opened")
+    func idleWithoutSubscriber() throws {
+        let socket = "/tmp/rotationd-idle-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let r = try UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+            ["start"],
+            ["sleep", 1.0],
+            ["alive"],
+            // Untouched since the fixture wrote it: no buffer, no sampling frequency, no trigger.
+            ["expect-file", "sys/bus/iio/devices/iio:device0/sampling_frequency", "10"],
+            ["expect-file", "sys/bus/iio/devices/iio:device0/trigger/current_trigger", ""],
+        ], arguments: ["--serve", "--socket", socket])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(!r.stderr.contains { $0.contains("using iio:device0") }, "\(r.transcript)")
+    }
 }
