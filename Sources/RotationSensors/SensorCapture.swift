@@ -31,6 +31,8 @@ final class SensorCapture {
     private let accelChannels: [OpaquePointer]
     private let gyroChannels: [OpaquePointer]
     private let gyroInScan: Bool
+    private let accelPaths: [String]
+    private let gyroPaths: [String]
     private var lastTime = -Double.infinity
 
     init(source: SensorSource, context: IIOContext, device: OpaquePointer, accelerometer: SensorDescription,
@@ -41,12 +43,15 @@ final class SensorCapture {
         self.accel = accelerometer
         self.gyro = gyroscopeDevice == nil ? nil : gyroscope
         self.gyroDev = gyroscopeDevice
-        accelChannels = ["x", "y", "z"].compactMap { IIOContext.inputChannel(device, "accel_\($0)") }
+        let accelChannels = ["x", "y", "z"].compactMap { IIOContext.inputChannel(device, "accel_\($0)") }
+        var gyroChannels: [OpaquePointer] = []
         if let gd = gyroscopeDevice {
             gyroChannels = ["x", "y", "z"].compactMap { IIOContext.inputChannel(gd, "anglvel_\($0)") }
-        } else {
-            gyroChannels = []
         }
+        self.accelChannels = accelChannels
+        self.gyroChannels = gyroChannels
+        accelPaths = SensorCapture.rawPaths(accelerometer.id, "accel", accelChannels)
+        gyroPaths = gyroscope.map { SensorCapture.rawPaths($0.id, "anglvel", gyroChannels) } ?? []
         gyroInScan = gyroscope?.id == accelerometer.id && gyroChannels.allSatisfy { iio_channel_is_scan_element($0) }
     }
 
@@ -82,36 +87,45 @@ final class SensorCapture {
         case failed(SensorError)
     }
 
-    /// Reads `in_<type>_<axis>_raw` of three channels.
-    private func readRaw(_ sensor: SensorDescription, _ channels: [OpaquePointer]) -> Reading {
-        var v = [0.0, 0.0, 0.0]
-        for (i, ch) in channels.enumerated() {
-            let file = IIOContext.channelAttributeFile(ch, "raw") ?? "in_\(sensor.kind.channelPrefix)_raw"
-            let path = SensorError.sysfsPath(sensor.id, file)
-            switch IIOContext.readChannel(ch, "raw") {
-            case .failure(let e):
+    /// Reads `in_<type>_<axis>_raw` of three channels, from their precomputed sysfs paths.
+    private func readRaw(_ sensor: SensorDescription, _ paths: [String]) -> Reading {
+        var v = (0.0, 0.0, 0.0)
+        for (i, path) in paths.enumerated() {
+            let d: Double
+            switch SysfsInteger.read(path) {
+            case .success(let n):
+                d = Double(n)
+            case .failure(.system(let e)):
                 if !IIOContext.isPresent(sensor.id) { return .failed(.gone(device: sensor.id)) }
-                let err = SystemError(operation: "read", path: path, errno: e.code)
-                if e.code == EACCES || e.code == EPERM { return .failed(.io(err)) }
+                let err = SystemError(operation: "read", path: path, errno: e)
+                if e == EACCES || e == EPERM { return .failed(.io(err)) }
                 SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
                 return .skipped
-            case .success(let text):
-                let t = text.trimmedSysfs
-                guard let d = Double(t), d.isFinite, abs(d) <= 2_147_483_648 else {
-                    let err = SensorError.badValue(path: path, value: String(t), expected: "an integer count")
-                    SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
-                    return .skipped
-                }
-                v[i] = d
+            case .failure(.garbage(let text)):
+                let err = SensorError.badValue(path: path, value: String(text.trimmedSysfs), expected: "an integer count")
+                SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
+                return .skipped
+            }
+            switch i {
+            case 0: v.0 = d
+            case 1: v.1 = d
+            default: v.2 = d
             }
         }
-        return .value(Vector3(v[0], v[1], v[2]))
+        return .value(Vector3(v.0, v.1, v.2))
+    }
+
+    /// The sysfs paths of the `raw` attributes of three channels.
+    private static func rawPaths(_ id: String, _ prefix: String, _ channels: [OpaquePointer]) -> [String] {
+        channels.enumerated().map { i, ch in
+            SensorError.sysfsPath(id, IIOContext.channelAttributeFile(ch, "raw") ?? "in_\(prefix)_\(["x", "y", "z"][i])_raw")
+        }
     }
 
     /// The separate gyroscope's current reading, or nil.
     private func polledGyro() -> Vector3? {
         guard let gyro, !gyroChannels.isEmpty else { return nil }
-        if case .value(let raw) = readRaw(gyro, gyroChannels) { return gyro.calibration.apply(raw: raw) }
+        if case .value(let raw) = readRaw(gyro, gyroPaths) { return gyro.calibration.apply(raw: raw) }
         return nil
     }
 
@@ -120,7 +134,7 @@ final class SensorCapture {
         var next = MonotonicClock.now()
         while true {
             if source.stopRequested { return .stopped }
-            switch readRaw(accel, accelChannels) {
+            switch readRaw(accel, accelPaths) {
             case .failed(let error):
                 return .failed(error)
             case .skipped:

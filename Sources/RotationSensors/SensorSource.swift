@@ -187,6 +187,7 @@ public final class SensorSource: @unchecked Sendable {
     }
 
     private func threadMain() {
+        SensorSource.nameThisThread("rotationd-iio")
         defer {
             monitor = nil
             control.withLock {
@@ -222,6 +223,14 @@ public final class SensorSource: @unchecked Sendable {
             report(hadSensor ? .lost : .none)
             waitForChange()
         }
+    }
+
+    /// Names the calling thread (shown by `top -H` and in `/proc/PID/task/*/comm`).
+    private static func nameThisThread(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        OutputStreamFD(fd: fd).write(name)
+        close(fd)
     }
 
     /// Waits for a udev event on the iio subsystem, the rescan interval, or a stop.
