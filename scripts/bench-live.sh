@@ -25,6 +25,7 @@ echo "rotationd live input, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cores"
 echo "binary: $BIN_DIR/rotationd ($(du -k "$BIN_DIR/rotationd" | cut -f1) KiB), run as: rotationd --serve --socket SOCK --rate 50"
 echo "trace: $(basename "$TRACE") played at 50 Hz in a loop; one client connected to the socket; ${SECONDS_EACH} s measured per mode"
 echo "wake-ups: voluntary + involuntary context switches of all of rotationd's threads; CPU from /proc/PID/task/*/schedstat"
+echo "threads: rotationd-iio is the sensor thread; rotationd is the socket service's event loop"
 echo "the figures include the cost of umockdev's LD_PRELOAD redirection of every sysfs and /dev access"
 echo
 

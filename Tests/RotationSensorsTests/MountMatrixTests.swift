@@ -98,3 +98,29 @@ struct MountMatrixTests {
         #expect(abs(a.z - (-2)) < 1e-9)
     }
 }
+
+@Suite("Raw sysfs integers")
+struct SysfsIntegerTests {
+    static func parse(_ text: String) -> Int64? {
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBufferPointer { buf in
+            if case .success(let v) = SysfsInteger.parse(UnsafeBufferPointer(buf)) { return v }
+            return nil
+        }
+    }
+
+    @Test("counts with a sign, blanks and the kernel's newline parse")
+    func parsesCounts() {
+        #expect(Self.parse("523\n") == 523)
+        #expect(Self.parse("-67\n") == -67)
+        #expect(Self.parse(" +12 ") == 12)
+        #expect(Self.parse("2147483648\n") == 2_147_483_648)
+    }
+
+    @Test("empty, non-numeric, fractional and out-of-range values are garbage", arguments: [
+        "", "\n", "abc\n", "12a", "1.5\n", "-", "99999999999999999999\n", "2147483649", "1 2",
+    ])
+    func rejectsGarbage(text: String) {
+        #expect(Self.parse(text) == nil)
+    }
+}
