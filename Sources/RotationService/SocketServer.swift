@@ -145,7 +145,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         var fds: [pollfd] = []
         var owners: [ClientConnection] = []
         now = MonotonicTime.now()
-        var nextTick = now + 0.25
+        var resumeListenerAt = Double.infinity
         var nextWatchdog = notifier?.watchdogInterval.map { now + $0 } ?? .infinity
         if nextWatchdog.isFinite { notifier?.send("WATCHDOG=1") }
         let readable = Int16(POLLIN), writable = Int16(POLLOUT)
@@ -154,12 +154,18 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
             owners.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: wakeRead, events: readable, revents: 0))
             fds.append(pollfd(fd: listenerPaused ? -1 : listener.fd, events: readable, revents: 0))
+            // Sleep until something happens. Only a stalled client, a paused listener or the systemd watchdog
+            // needs a timer, so an idle service makes no periodic wake-ups.
+            var stuckCheck = Double.infinity
             for c in clients.values {
                 let events = (c.inputClosed ? 0 : readable) | (c.wantsWritable ? writable : 0)
                 fds.append(pollfd(fd: c.fd, events: events, revents: 0))
                 owners.append(c)
+                if let since = c.stalledSince { stuckCheck = min(stuckCheck, since + limits.stuckTimeout) }
             }
-            let wait = Int32(max(0, min(nextTick, nextWatchdog) - now) * 1000) + 1
+            if listenerPaused && resumeListenerAt == .infinity { resumeListenerAt = now + 0.25 }
+            let deadline = min(stuckCheck, resumeListenerAt, nextWatchdog)
+            let wait: Int32 = deadline.isFinite ? Int32(min(max(0, deadline - now), 3600) * 1000) + 1 : -1
             let n = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), wait) }
             now = MonotonicTime.now()
             if n < 0 {
@@ -176,9 +182,9 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
                 if fds[1].revents != 0 { acceptAll() }
                 if fds[0].revents != 0 { drainInbox() }
             }
-            if now >= nextTick {
-                nextTick = now + 0.25
-                dropStuckClients()
+            if now >= stuckCheck { dropStuckClients() }
+            if now >= resumeListenerAt {
+                resumeListenerAt = .infinity
                 listenerPaused = false
             }
             if now >= nextWatchdog {
