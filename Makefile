@@ -22,7 +22,7 @@ build: deps
 release: deps
 	$(RELEASE)
 
-# The main job on the built-in default: replay the bundled trace in real time, rotwatch-style.
+# The main job on the built-in default: rotationd serves the bundled trace in real time and rotwatch follows it.
 demo: release
 	./scripts/demo.sh
 
@@ -34,6 +34,7 @@ bench: release
 	./scripts/bench-quality.sh
 	./scripts/bench-engine.sh
 	./scripts/bench-fanout.sh
+	./scripts/bench-live.sh
 
 install: release install-data
 	install -d $(BINDIR)

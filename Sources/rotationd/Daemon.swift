@@ -19,7 +19,9 @@ struct Daemon {
         if options.print || options.record != nil {
             return LiveInput.runWithPermanentSubscriber(options)
         }
-        OutputStreamFD.standardError.write("rotationd: live input is not wired yet; use --replay FILE.csv\n")
-        return 2
+        // With nothing else asked for, serve the live sensor: what the service unit runs.
+        var serving = options
+        serving.serve = true
+        return Serve(options: serving).run()
     }
 }

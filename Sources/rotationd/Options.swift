@@ -30,6 +30,7 @@ struct Options {
     usage: rotationd [options]
 
     Publishes the device rotation and per-camera capture angles from the display accelerometer.
+    With no mode option it serves the live sensor on the Unix socket (as if --serve were given).
 
       --replay FILE.csv     run the engine over a recorded trace and print the JSON lines it would publish
       --realtime            with --replay: pace samples by their timestamps instead of running flat out
