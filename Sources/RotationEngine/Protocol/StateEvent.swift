@@ -6,6 +6,9 @@ public enum SensorStatus: String, Sendable, Hashable {
     case lost
     /// No sensor has been found yet.
     case none
+    /// Not sampling, because no client was subscribed; sampling starts as a client connects, and a state
+    /// with the sensor's real status follows.
+    case idle
 }
 
 /// The `state` message: the full published state after a change, or on request.
