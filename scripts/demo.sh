@@ -1,5 +1,5 @@
 #!/bin/sh
-# The main job on the built-in default: rotationd serves the bundled trace in real time on a private socket,
+# The demo: rotationd serves the bundled trace in real time on a private socket,
 # and rotwatch follows it, as it would follow a live accelerometer.
 #   BIN=DIR      where rotationd and rotwatch are (default .build/release)
 #   SPEED=N      play the trace N times faster (default 1)
