@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import RotationEngine
 
 /// A blocking connection to the service's socket that reads and writes whole protocol lines.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import RotationEngine
 
 /// One connected client as the server's event loop sees it: its subscription, its partial input line and

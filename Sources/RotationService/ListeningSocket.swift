@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The service's listening Unix stream socket: bound by the service itself, or passed in by systemd.
 ///

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Reads CLOCK_MONOTONIC, the clock every service timestamp uses.
 public enum MonotonicTime {

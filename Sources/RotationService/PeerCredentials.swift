@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Who is on the other end of a Unix socket, as the kernel recorded it at connect time.
 public struct PeerCredentials: Sendable, Hashable {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Why the service could not set up its socket or its systemd integration.
 public enum ServiceError: Error, Sendable, Hashable, CustomStringConvertible {

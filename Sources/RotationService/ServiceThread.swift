@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A joinable POSIX thread running one closure.
 public final class ServiceThread: @unchecked Sendable {

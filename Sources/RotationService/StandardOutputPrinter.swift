@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import RotationEngine
 
 /// Prints every state change as one JSON line on a file descriptor (standard output by default).

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Sends sd_notify messages (READY=1, STATUS=…, WATCHDOG=1, STOPPING=1) to systemd without libsystemd.
 ///

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A `sockaddr_un` for a filesystem path, or for an abstract name written with a leading `@`.
 public struct UnixAddress {
