@@ -30,7 +30,8 @@ public final class ListeningSocket: @unchecked Sendable {
     /// another instance is running: `ServiceError.alreadyRunning`. When the path's directory is missing
     /// and is `/run/rotationd`, it is created with mode 0755.
     public static func bind(path: String, mode: mode_t, backlog: Int32 = 1024) throws(ServiceError) -> ListeningSocket {
-        guard let address = UnixAddress(path), !path.hasPrefix("@") else { throw .pathTooLong(path) }
+        guard !path.hasPrefix("@") else { throw .abstractName(path) }
+        guard let address = UnixAddress(path) else { throw .pathTooLong(path) }
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             let dir = String(path[..<slash])
             if dir == "/run/rotationd", access(dir, F_OK) != 0 {

@@ -6,6 +6,8 @@ public enum ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     case system(operation: String, path: String, errno: Int32)
     /// The socket path does not fit a Unix socket address.
     case pathTooLong(String)
+    /// The path names an abstract socket (`@name`), which the service does not bind itself.
+    case abstractName(String)
     /// Another process is accepting connections on the path.
     case alreadyRunning(String)
     /// Something other than a socket sits at the path.
@@ -27,6 +29,8 @@ public enum ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
             return text
         case .pathTooLong(let p):
             return "socket path \(p) is longer than the 107 bytes a Unix socket address holds; choose a shorter --socket path"
+        case .abstractName(let p):
+            return "--socket \(p) is an abstract socket name; rotationd binds only filesystem paths, so give a path such as /run/rotationd/rotationd.sock (an abstract socket can still be passed in by systemd socket activation)"
         case .alreadyRunning(let p):
             return "another rotationd is already serving on \(p); stop it first, or start this one with a different --socket"
         case .notASocket(let p):
