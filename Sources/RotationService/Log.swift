@@ -3,7 +3,7 @@ import Synchronization
 
 /// One-line log messages on standard error, each with a level.
 ///
-/// Under systemd (when `JOURNAL_STREAM` is set) each line also starts with the syslog priority in angle
+/// Under systemd (when standard error is the stream `JOURNAL_STREAM` names) each line also starts with the syslog priority in angle
 /// brackets, which the journal reads as the message's level.
 public enum Log {
     /// How important a message is.
@@ -32,7 +32,19 @@ public enum Log {
     }
 
     private static let threshold = Atomic<Int>(Level.info.rawValue)
-    private static let journal = getenv("JOURNAL_STREAM") != nil
+    private static let journal = standardErrorIsJournal()
+
+    /// Whether standard error is the journal stream systemd connected: `JOURNAL_STREAM` holds
+    /// "device:inode" of that stream, and it counts only when standard error is still that same file
+    /// (a child whose stderr was redirected inherits the variable but not the stream).
+    static func standardErrorIsJournal() -> Bool {
+        guard let raw = getenv("JOURNAL_STREAM") else { return false }
+        let parts = String(cString: raw).split(separator: ":")
+        guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
+        var st = stat()
+        guard fstat(2, &st) == 0 else { return false }
+        return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
+    }
 
     /// The least important level written; lower ones are dropped.
     public static var minimumLevel: Level {
