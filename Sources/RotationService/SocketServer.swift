@@ -369,7 +369,8 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     private func dropStuckClients() {
         for c in Array(clients.values) {
             if let since = c.stalledSince, now - since > limits.stuckTimeout {
-                drop(c, reason: nil, log: "read nothing for \(Int(limits.stuckTimeout)) s")
+                drop(c, reason: ErrorMessage(.stuck, "read nothing of the pending output for \(Int(limits.stuckTimeout)) s; closing (read continuously, or reconnect and ask {\"cmd\":\"state\"})"),
+                     log: "read nothing for \(Int(limits.stuckTimeout)) s")
             }
         }
     }

@@ -96,6 +96,17 @@ struct ProtocolDocumentTests {
         #expect(code(String(repeating: " ", count: 5000)) == .lineTooLong)
     }
 
+    @Test("every error code and every sensor status has a row in the protocol document")
+    func errorCodesAndSensorStatusesDocumented() throws {
+        let text = try String(contentsOf: PackagePaths.root.appendingPathComponent("Docs/protocol.md"), encoding: .utf8)
+        for code in ErrorMessage.Code.allCases {
+            #expect(text.contains("| `\(code.rawValue)` |"), "protocol.md documents the error code \(code.rawValue)")
+        }
+        for status in [SensorStatus.ok, .lost, .none, .idle] {
+            #expect(text.contains("| `\(status.rawValue)` |"), "protocol.md documents the sensor status \(status.rawValue)")
+        }
+    }
+
     @Test("the socket path follows --socket, then ROTATIOND_SOCKET, then root's or the user's runtime directory")
     func socketPathResolution() {
         let env = ["ROTATIOND_SOCKET": "/tmp/e.sock", "XDG_RUNTIME_DIR": "/run/user/1000"]
