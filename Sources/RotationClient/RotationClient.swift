@@ -9,13 +9,11 @@ public final class RotationClient: Sendable {
     /// The socket path.
     public let path: String
 
-    /// Uses `path`, or the default path (`ROTATIOND_SOCKET`, else the system or per-user path).
-    public init(path: String? = nil) throws(ClientError) {
-        guard let p = SocketPath.resolve(explicit: path, environment: { ProcessInfo.processInfo.environment[$0] },
-                                         isRoot: geteuid() == 0) else {
-            throw ClientError(path: "(none)", reason: SocketPath.unresolvedAdvice)
-        }
-        self.path = p
+    /// Uses `path`, or the default path: `ROTATIOND_SOCKET`, else the per-user socket when it exists
+    /// (root: the system one), else the system socket (`SocketPath.resolveForClient`).
+    public init(path: String? = nil) {
+        self.path = SocketPath.resolveForClient(explicit: path, environment: { ProcessInfo.processInfo.environment[$0] },
+                                                isRoot: geteuid() == 0, exists: { access($0, F_OK) == 0 })
     }
 
     /// Connects once and returns the greeting and the current state, without reconnecting.

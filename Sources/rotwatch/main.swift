@@ -11,8 +11,8 @@ the orientation and rotation, each camera's capture angle and the tilt.
 
   --json          print the service's raw JSON lines instead (protocol: Docs/protocol.md)
   --once          print the current state and exit: 0 on success, 2 when no service is running
-  --socket PATH   the service's socket. Default: $ROTATIOND_SOCKET, else /run/rotationd/rotationd.sock
-                  as root, else $XDG_RUNTIME_DIR/rotationd.sock
+  --socket PATH   the service's socket. Default: $ROTATIOND_SOCKET, else $XDG_RUNTIME_DIR/rotationd.sock
+                  when it exists (not as root), else /run/rotationd/rotationd.sock
   -h, --help      show this help
 
 Without --once, rotwatch runs until interrupted. When the service stops it says so on standard error
@@ -94,8 +94,7 @@ func describe(_ e: StateEvent) -> String {
     return line
 }
 
-let client: RotationClient
-do { client = try RotationClient(path: args.socket) } catch { fail(error.description, status: 2) }
+let client = RotationClient(path: args.socket)
 
 if args.once {
     do {

@@ -179,7 +179,7 @@ struct ClientToolsTests {
         let socket = dir.path("s.sock")
         var first: ServiceRun? = try ServiceRun(trace: trace, socket: socket, in: dir, tag: "first")
         #expect(first?.waitUntilServing() == true)
-        let client = try RotationClient(path: socket)
+        let client = RotationClient(path: socket)
         var connects = 0, disconnects = 0
         var leftUp: StateEvent?
         var second: ServiceRun?

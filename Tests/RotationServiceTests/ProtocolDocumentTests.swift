@@ -117,4 +117,20 @@ struct ProtocolDocumentTests {
         #expect(SocketPath.resolve(explicit: nil, environment: { noOverride[$0] }, isRoot: false) == "/run/user/1000/rotationd.sock")
         #expect(SocketPath.resolve(explicit: nil, environment: { _ in nil }, isRoot: false) == nil)
     }
+
+    @Test("a client falls back to the system socket when no per-user socket exists and nothing names one")
+    func clientSocketFallback() {
+        let user = ["XDG_RUNTIME_DIR": "/run/user/1000"]
+        let userPath = "/run/user/1000/rotationd.sock"
+        func client(_ env: [String: String], explicit: String? = nil, isRoot: Bool = false, existing: Set<String>) -> String {
+            SocketPath.resolveForClient(explicit: explicit, environment: { env[$0] }, isRoot: isRoot, exists: { existing.contains($0) })
+        }
+        #expect(client(user, existing: [userPath]) == userPath, "a per-user service wins when it is there")
+        #expect(client(user, existing: []) == SocketPath.system, "a user finds the system-wide service")
+        #expect(client([:], existing: []) == SocketPath.system, "no XDG_RUNTIME_DIR: the system socket")
+        #expect(client(user, isRoot: true, existing: [userPath]) == SocketPath.system)
+        #expect(client(user, explicit: "/x.sock", existing: []) == "/x.sock", "--socket is never second-guessed")
+        #expect(client(user.merging(["ROTATIOND_SOCKET": "/e.sock"]) { a, _ in a }, existing: []) == "/e.sock",
+                "ROTATIOND_SOCKET is never second-guessed")
+    }
 }
