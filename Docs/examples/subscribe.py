@@ -3,8 +3,8 @@
 
 usage: subscribe.py [--socket PATH] [--count N] [--json]
 
-The socket is --socket, else $ROTATIOND_SOCKET, else /run/rotationd/rotationd.sock as root, else
-$XDG_RUNTIME_DIR/rotationd.sock. With --count N it exits after N state messages (the current state
+The socket is --socket, else $ROTATIOND_SOCKET, else $XDG_RUNTIME_DIR/rotationd.sock when it exists
+(not as root), else /run/rotationd/rotationd.sock. With --count N it exits after N state messages (the current state
 counts as the first); otherwise it runs until interrupted. Exit status 2 when no service is running.
 """
 import argparse
@@ -14,16 +14,26 @@ import socket
 import sys
 
 
+SYSTEM_SOCKET = "/run/rotationd/rotationd.sock"
+ADVICE = ("start rotationd (systemctl start rotationd.socket, or rotationd --serve), "
+          "or point at its socket with --socket PATH or ROTATIOND_SOCKET")
+
+
 def default_socket():
     env = os.environ.get("ROTATIOND_SOCKET")
     if env:
         return env
-    if os.geteuid() == 0:
-        return "/run/rotationd/rotationd.sock"
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime:
-        return os.path.join(runtime, "rotationd.sock")
-    sys.exit("subscribe.py: no socket path: set XDG_RUNTIME_DIR or ROTATIOND_SOCKET, or pass --socket")
+    if os.geteuid() != 0 and runtime:
+        user = os.path.join(runtime, "rotationd.sock")
+        if os.path.exists(user):
+            return user
+    return SYSTEM_SOCKET
+
+
+def no_service(path, why):
+    print(f"subscribe.py: no rotation service at {path} ({why}); {ADVICE}", file=sys.stderr)
+    return 2
 
 
 def main():
@@ -38,31 +48,45 @@ def main():
     try:
         sock.connect(path)
     except OSError as e:
-        print(f"subscribe.py: no rotation service at {path}: {e.strerror}", file=sys.stderr)
-        return 2
+        return no_service(path, e.strerror)
     stream = sock.makefile("r", encoding="utf-8", newline="\n")
-    hello = json.loads(stream.readline())
-    if hello.get("type") != "hello" or hello.get("protocol") != 1:
-        print(f"subscribe.py: unexpected greeting {hello!r}", file=sys.stderr)
+    try:
+        first = stream.readline()
+    except OSError as e:
+        return no_service(path, e.strerror)
+    if not first:
+        return no_service(path, "it closed the connection before greeting")
+    try:
+        hello = json.loads(first)
+    except ValueError:
+        hello = None
+    if not isinstance(hello, dict) or hello.get("type") != "hello" or hello.get("protocol") != 1:
+        print(f"subscribe.py: unexpected greeting {first.strip()!r}; is {path} a rotationd socket?", file=sys.stderr)
         return 1
     cameras = ", ".join(c["name"] for c in hello["cameras"]) or "none"
     print(f"# {hello['service']} {hello['version']}, sensor {hello['sensor']}, cameras {cameras}", flush=True)
 
     seen = 0
-    for line in stream:
-        message = json.loads(line)
-        if message.get("type") != "state":
-            continue
-        seen += 1
-        if args.json:
-            print(line.rstrip("\n"), flush=True)
-        else:
-            captures = " ".join(f"{c['name']}={c['capture']}" for c in message["cameras"])
-            missed = f" missed={message['missed']}" if message.get("missed") else ""
-            print(f"seq={message['seq']} t={message['t']} orientation={message['orientation']} "
-                  f"rotation={message['rotation']} tilt={message['tilt']} {captures}{missed}", flush=True)
-        if args.count and seen >= args.count:
-            return 0
+    try:
+        for line in stream:
+            message = json.loads(line)
+            if message.get("type") != "state":
+                continue
+            seen += 1
+            if args.json:
+                print(line.rstrip("\n"), flush=True)
+            else:
+                captures = " ".join(f"{c['name']}={c['capture']}" for c in message["cameras"])
+                missed = f" missed={message['missed']}" if message.get("missed") else ""
+                # idle: the service samples only while someone listens; a state with the real status follows.
+                sensor = "" if message.get("sensor") == "ok" else f" sensor={message.get('sensor')}"
+                print(f"seq={message['seq']} t={message['t']} orientation={message['orientation']} "
+                      f"rotation={message['rotation']} tilt={message['tilt']} {captures}{missed}{sensor}", flush=True)
+            if args.count and seen >= args.count:
+                return 0
+    except OSError as e:
+        print(f"subscribe.py: the connection failed: {e.strerror}", file=sys.stderr)
+        return 1
     print("subscribe.py: the service closed the connection", file=sys.stderr)
     return 1
 
