@@ -70,4 +70,32 @@ struct TraceFormatTests {
         let text = TraceFormat.header(withGyro: true) + "\n" + TraceFormat.line(for: s, withGyro: true) + "\n"
         #expect(try TraceFormat.parse(text) == [s])
     }
+
+    @Test("three empty gyroscope fields mean no reading for that sample")
+    func emptyGyroFields() throws {
+        let samples = try TraceFormat.parse("t,x,y,z,gx,gy,gz\n0,0,-9.8,0,0.1,0.2,-0.3\n0.02,0,-9.8,0,,,\n0.04,0,-9.8,0, , ,\t\n")
+        #expect(samples.count == 3)
+        #expect(samples[0].angularVelocity == Vector3(0.1, 0.2, -0.3))
+        #expect(samples[1].angularVelocity == nil)
+        #expect(samples[2].angularVelocity == nil)
+        #expect(samples[1].acceleration == Vector3(0, -9.8, 0))
+    }
+
+    @Test("only some gyroscope fields empty, or an empty accelerometer field, is refused")
+    func partlyEmptyGyroFields() {
+        let partial = error("t,x,y,z,gx,gy,gz\n0,0,-9.8,0,0.1,,\n")
+        #expect(partial?.line == 2)
+        #expect(partial?.reason.contains("all three empty") == true)
+        #expect(error("t,x,y,z,gx,gy,gz\n0,0,,0,,,\n")?.reason.contains("field y") == true)
+        #expect(error("t,x,y,z\n0,0,-9.8,\n")?.reason.contains("field z") == true)
+    }
+
+    @Test("a sample without a gyroscope reading is recorded with empty gyroscope fields and reads back without one")
+    func missingReadingRoundTrip() throws {
+        let s = Sample(time: 2.5, acceleration: Vector3(0.25, -9.75, 0.5))
+        let line = TraceFormat.line(for: s, withGyro: true)
+        #expect(line.hasSuffix(",,,"))
+        let text = TraceFormat.header(withGyro: true) + "\n" + line + "\n"
+        #expect(try TraceFormat.parse(text) == [s])
+    }
 }
