@@ -54,32 +54,47 @@ public final class LineConnection: @unchecked Sendable {
         if !ok { throw ClientError(path: path, reason: "send failed: \(String(cString: strerror(errno)))") }
     }
 
-    /// The next line without its newline; nil on end of stream, on a line longer than the protocol allows,
-    /// or when nothing arrives within `timeout` seconds (nil = wait forever). `shouldStop` is checked
-    /// every 200 ms.
-    public func readLine(timeout: Double? = nil, shouldStop: () -> Bool = { false }) -> String? {
-        var waited = 0.0
+    /// The next line without its newline; nil on end of stream, or when nothing arrives within `timeout`
+    /// seconds (nil = wait forever), or once `shouldStop` (checked every 200 ms) returns true.
+    ///
+    /// Throws when the line is longer than the protocol's `ClientCommand.maxLineBytes`, however the bytes
+    /// were split across reads; the connection is then closed, since the rest of that line cannot be
+    /// told from the next one.
+    public func readLine(timeout: Double? = nil, shouldStop: () -> Bool = { false }) throws(ClientError) -> String? {
+        let deadline = timeout.map { MonotonicClock.now + $0 }
+        var scanned = 0
         while true {
-            if let nl = buffer.firstIndex(of: 0x0A) {
+            if let nl = buffer[scanned...].firstIndex(of: 0x0A) {
+                guard nl <= ClientCommand.maxLineBytes else { throw tooLong() }
                 let line = String(decoding: buffer[..<nl], as: UTF8.self)
                 buffer.removeSubrange(...nl)
                 return line
             }
-            if buffer.count > ClientCommand.maxLineBytes || fd < 0 { return nil }
+            scanned = buffer.count
+            if buffer.count > ClientCommand.maxLineBytes { throw tooLong() }
+            if fd < 0 { return nil }
+            var wait: Int32 = 200
+            if let deadline {
+                let left = deadline - MonotonicClock.now
+                if left <= 0 { return nil }
+                wait = Int32(min(0.2, left) * 1000) + 1
+            }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let r = poll(&p, 1, 200)
+            let r = poll(&p, 1, wait)
             if r < 0 && errno != EINTR { return nil }
             if shouldStop() { return nil }
-            if r == 0 {
-                waited += 0.2
-                if let timeout, waited >= timeout { return nil }
-                continue
-            }
+            if r <= 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 8192)
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 { if errno == EINTR || errno == EAGAIN { continue }; return nil }
             if n == 0 { return nil }
             buffer.append(contentsOf: chunk[..<n])
         }
+    }
+
+    private func tooLong() -> ClientError {
+        close()
+        buffer.removeAll()
+        return ClientError(path: path, reason: "the service sent a line longer than \(ClientCommand.maxLineBytes) bytes, which protocol \(Hello.currentProtocol) forbids; is this a rotationd socket, and is the client as new as the service?")
     }
 }

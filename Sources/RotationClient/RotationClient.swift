@@ -17,15 +17,25 @@ public final class RotationClient: Sendable {
     }
 
     /// Connects once and returns the greeting and the current state, without reconnecting.
-    public func currentState(timeout: Double = 5) throws(ClientError) -> (hello: Hello, state: StateEvent, stateLine: String) {
+    ///
+    /// A service that was idle (sensor `idle`: not sampling because nobody was subscribed) starts
+    /// sampling as this connection arrives; the state then says nothing about the device, so this waits
+    /// up to `idleWait` seconds for the next state with another sensor status and returns that one (or
+    /// the idle state when none comes in time).
+    public func currentState(timeout: Double = 5, idleWait: Double = 3) throws(ClientError) -> (hello: Hello, state: StateEvent, stateLine: String) {
         let c = try LineConnection(path: path)
         defer { c.close() }
-        guard let first = c.readLine(timeout: timeout) else { throw ClientError(path: path, reason: "no greeting from the service") }
+        guard let first = try c.readLine(timeout: timeout) else { throw ClientError(path: path, reason: "no greeting from the service") }
         guard case .hello(let hello)? = ServerMessage.decode(first) else {
             throw ClientError(path: path, reason: "the first line is not a protocol \(Hello.currentProtocol) hello")
         }
-        guard let second = c.readLine(timeout: timeout), case .state(let state)? = ServerMessage.decode(second) else {
+        guard let second = try c.readLine(timeout: timeout), case .state(let state)? = ServerMessage.decode(second) else {
             throw ClientError(path: path, reason: "no state after the greeting")
+        }
+        guard state.sensor == .idle else { return (hello, state, second) }
+        let deadline = MonotonicClock.now + idleWait
+        while case let left = deadline - MonotonicClock.now, left > 0, let line = try c.readLine(timeout: left) {
+            if case .state(let next)? = ServerMessage.decode(line), next.sensor != .idle { return (hello, next, line) }
         }
         return (hello, state, second)
     }
@@ -48,7 +58,13 @@ public final class RotationClient: Sendable {
                 do {
                     let c = try LineConnection(path: path)
                     var greeted = false
-                    while let line = c.readLine(shouldStop: { flag.isSet }) {
+                    while true {
+                        let next: String?
+                        do { next = try c.readLine(shouldStop: { flag.isSet }) } catch {
+                            reason = (error as? ClientError)?.reason ?? "\(error)"
+                            break
+                        }
+                        guard let line = next else { break }
                         guard let message = ServerMessage.decode(line) else { continue }
                         if case .hello(let hello) = message, !greeted {
                             greeted = true
@@ -84,6 +100,15 @@ public final class RotationClient: Sendable {
             continuation.finish()
         }
         return stream
+    }
+}
+
+/// Seconds on CLOCK_MONOTONIC.
+enum MonotonicClock {
+    static var now: Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }
 

@@ -10,14 +10,18 @@ the cameras, then one line per change with the time (monotonic seconds, trace se
 the orientation and rotation, each camera's capture angle and the tilt.
 
   --json          print the service's raw JSON lines instead (protocol: Docs/protocol.md)
-  --once          print the current state and exit: 0 on success, 2 when no service is running
+  --once          print the current state and exit: 0 on success, 2 when no service is running. When
+                  the service was idle, waits up to 3 s for the state its sensor reports once sampling
   --socket PATH   the service's socket. Default: $ROTATIOND_SOCKET, else $XDG_RUNTIME_DIR/rotationd.sock
                   when it exists (not as root), else /run/rotationd/rotationd.sock
   -h, --help      show this help
 
 Without --once, rotwatch runs until interrupted. When the service stops it says so on standard error
 and waits, reconnecting with backoff (up to 2 s between attempts); it never exits on its own.
-Colour is used only when standard output is a terminal and NO_COLOR is not set.
+A state line ends with the sensor's status unless it is ok: "sensor lost" (the sensor went away; the
+last rotation holds), "sensor none" (no sensor found) or "sensor idle" (the service was not sampling
+because nobody was subscribed; it starts as a client connects and the real status follows).
+Colour is used only when standard output is a terminal and NO_COLOR is unset or empty.
 """
 
 struct Arguments {
@@ -61,7 +65,8 @@ while !rest.isEmpty {
     }
 }
 
-let colour = isatty(1) == 1 && getenv("NO_COLOR") == nil
+// no-color.org: a NO_COLOR that is present and not empty turns colour off.
+let colour = isatty(1) == 1 && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
 func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
 
 /// The header line for a greeting.
@@ -89,7 +94,11 @@ func describe(_ e: StateEvent) -> String {
     }
     line += "  tilt \(e.state.tilt?.name ?? "unknown")"
     if e.state.flat { line += " (flat)" }
-    if e.sensor != .ok { line += "  " + paint("sensor \(e.sensor.rawValue)", "1;31") }
+    switch e.sensor {
+    case .ok: break
+    case .idle: line += "  " + paint("sensor idle (not sampling until a client subscribes; starting)", "2")
+    case .lost, .none: line += "  " + paint("sensor \(e.sensor.rawValue)", "1;31")
+    }
     if e.missed > 0 { line += "  (missed \(e.missed))" }
     return line
 }
@@ -98,7 +107,7 @@ let client = RotationClient(path: args.socket)
 
 if args.once {
     do {
-        let (hello, state, line) = try client.currentState()
+        let (hello, state, line) = try client.currentState(timeout: 5, idleWait: 3)
         if args.json {
             say(line)
         } else {

@@ -53,6 +53,74 @@ struct ClientToolsTests {
         #expect(run.child.stop() == 0)
     }
 
+    /// A scripted stand-in for the service: a Python listener on `socket` that, for each of `connections`
+    /// clients, sends `lines` (Python expressions giving bytes) with `pause` seconds between them.
+    static func scriptedService(socket: String, lines: [String], pause: Double, connections: Int = 1,
+                                in dir: ScratchDirectory, tag: String) throws -> ChildProcess {
+        let code = """
+        import socket, time
+        s = socket.socket(socket.AF_UNIX); s.bind(\"\(socket)\"); s.listen()
+        print("listening", flush=True)
+        for _ in range(\(connections)):
+            c, _ = s.accept()
+            for part in [\(lines.joined(separator: ", "))]:
+                c.sendall(part); time.sleep(\(pause))
+            time.sleep(0.5); c.close()
+        """
+        let child = try ChildProcess("/usr/bin/python3", ["-c", code], in: dir, tag: tag)
+        #expect(child.waitForOutput("listening", timeout: 10), "\(child.stderr)")
+        return child
+    }
+
+    static let helloLine = #"{"type":"hello","protocol":1,"service":"rotationd","version":"0.1.0","sensor":null,"cameras":[],"events":["state"],"samples":false}"#
+    static func stateLine(seq: Int, rotation: Int?, sensor: String) -> String {
+        let names = [0: "normal", 90: "left-up", 180: "bottom-up", 270: "right-up"]
+        let r = rotation.map(String.init) ?? "null", o = rotation.flatMap { names[$0] }.map { "\"\($0)\"" } ?? "null"
+        return #"{"type":"state","seq":"# + "\(seq)" + #","t":null,"rotation":"# + r + #","orientation":"# + o
+            + #","tilt":null,"flat":false,"inputs":"accel","sensor":""# + sensor + #"","cameras":[]}"#
+    }
+
+    @Test("rotwatch --once on an idle service waits for the state with the sensor's real status and prints that")
+    func onceWaitsOutIdle() throws {
+        let dir = try ScratchDirectory()
+        let socket = dir.path("s.sock")
+        let idle = Self.stateLine(seq: 0, rotation: nil, sensor: "idle")
+        let ok = Self.stateLine(seq: 1, rotation: 90, sensor: "ok")
+        let service = try Self.scriptedService(socket: socket, lines: ["b'\(Self.helloLine)\\n'", "b'\(idle)\\n'", "b'\(ok)\\n'"],
+                                               pause: 0.6, connections: 2, in: dir, tag: "svc")
+        let json = try Self.run(PackagePaths.binary("rotwatch"), ["--once", "--json", "--socket", socket], in: dir, tag: "j")
+        #expect(json.status == 0, "\(json.err)")
+        #expect(json.out == ok + "\n", "the state after idle, not the idle one")
+        let human = try Self.run(PackagePaths.binary("rotwatch"), ["--once", "--socket", socket], in: dir, tag: "h")
+        #expect(human.status == 0, "\(human.err)")
+        #expect(human.out.contains("left-up") && !human.out.contains("idle"), "\(human.out)")
+        service.stop()
+    }
+
+    @Test("the client refuses a line over 4096 bytes however it is split across reads, and accepts one at the limit")
+    func longLinesAreDeterministic() throws {
+        let dir = try ScratchDirectory()
+        let long = "b'{\"type\":\"x\",\"pad\":\"' + b'a' * 5000 + b'\"}\\n'"
+        for (tag, parts) in [("whole", ["b'\(Self.helloLine)\\n' + \(long)"]),
+                             ("split", ["b'\(Self.helloLine)\\n'"] + (0..<11).map { "(\(long))[\($0 * 500):\($0 * 500 + 500)]" })] {
+            let socket = dir.path("\(tag).sock")
+            let service = try Self.scriptedService(socket: socket, lines: parts, pause: 0.02, in: dir, tag: tag)
+            let c = try LineConnection(path: socket)
+            #expect((try c.readLine(timeout: 5))?.contains("\"hello\"") == true)
+            var failure: ClientError?
+            do { _ = try c.readLine(timeout: 5) } catch { failure = error }
+            #expect(failure?.reason.contains("longer than 4096 bytes") == true, "\(tag): \(String(describing: failure))")
+            service.stop()
+        }
+        let atLimit = "b'{\"p\":\"' + b'a' * 4088 + b'\"}\\n'"
+        let socket = dir.path("limit.sock")
+        let service = try Self.scriptedService(socket: socket, lines: [atLimit, atLimit], pause: 0.02, in: dir, tag: "limit")
+        let c = try LineConnection(path: socket)
+        #expect((try c.readLine(timeout: 5))?.utf8.count == 4096)
+        #expect((try c.readLine(timeout: 5))?.utf8.count == 4096)
+        service.stop()
+    }
+
     @Test("rotwatch --json prints exactly the service's lines, and the human view one line per change")
     func streamingModes() throws {
         let dir = try ScratchDirectory()
@@ -123,6 +191,8 @@ struct ClientToolsTests {
         let plain = try Self.run("/usr/bin/script", ["-qfec", command, "/dev/null"], environment: ["NO_COLOR": "1"], in: dir, tag: "nocolor")
         #expect(plain.status == 0 && plain.out.contains("rotationd 0.1.0"))
         #expect(!plain.out.contains("\u{1B}["), "no colour with NO_COLOR")
+        let empty = try Self.run("/usr/bin/script", ["-qfec", command, "/dev/null"], environment: ["NO_COLOR": ""], in: dir, tag: "emptynocolor")
+        #expect(empty.status == 0 && empty.out.contains("\u{1B}["), "an empty NO_COLOR does not turn colour off (no-color.org)")
         #expect(run.child.stop() == 0)
 
         let help = try Self.run(PackagePaths.binary("rotwatch"), ["--help"], in: dir, tag: "help")
