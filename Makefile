@@ -36,9 +36,17 @@ bench: release
 	./scripts/bench-fanout.sh
 	./scripts/bench-live.sh
 
-install: release install-data
+# Installs the binaries from BUILD_DIR as they are (for packaging: build first, then install with DESTDIR,
+# possibly as another user). Only when they are missing from the default BUILD_DIR does it build a release,
+# without installing build dependencies.
+BUILD_DIR ?= .build/release
+install: install-data
+	@if [ ! -x $(BUILD_DIR)/rotationd ] || [ ! -x $(BUILD_DIR)/rotwatch ]; then \
+		if [ "$(BUILD_DIR)" = .build/release ]; then $(RELEASE); \
+		else echo "make install: no rotationd and rotwatch in BUILD_DIR=$(BUILD_DIR); build them first" >&2; exit 1; fi; \
+	fi
 	install -d $(BINDIR)
-	install -m 0755 .build/release/rotationd .build/release/rotwatch $(BINDIR)/
+	install -m 0755 $(BUILD_DIR)/rotationd $(BUILD_DIR)/rotwatch $(BINDIR)/
 
 # The udev rule and the systemd units; ExecStart points at $(PREFIX)/bin/rotationd.
 install-data:

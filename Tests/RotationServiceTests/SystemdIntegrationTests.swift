@@ -88,6 +88,32 @@ struct SystemdIntegrationTests {
         #expect(verify.stderr.isEmpty, "no warnings: \(verify.stderr)")
     }
 
+    @Test("make install DESTDIR=… PREFIX=/usr installs the built binaries, the units and the rule, and never runs apt")
+    func packagingInstall() throws {
+        let dir = try ScratchDirectory()
+        let dest = dir.path("dest")
+        let args = ["-s", "-C", PackagePaths.root.path, "install", "DESTDIR=\(dest)", "PREFIX=/usr", "BUILD_DIR=\(PackagePaths.binDir.path)"]
+        let plan = try ChildProcess("/usr/bin/make", ["-n"] + args, in: dir, tag: "plan")
+        #expect(plan.wait(timeout: 30) == 0, "\(plan.stderr)")
+        #expect(!plan.stdout.contains("install-deps") && !plan.stdout.contains("apt-get"), "install does not install build dependencies: \(plan.stdout)")
+        // SWIFT=false: binaries that are there are installed as they are, without any build.
+        let make = try ChildProcess("/usr/bin/make", args + ["SWIFT=false"], in: dir, tag: "make")
+        #expect(make.wait(timeout: 60) == 0, "\(make.stderr)")
+        for name in ["rotationd", "rotwatch"] {
+            #expect(FileManager.default.isExecutableFile(atPath: dest + "/usr/bin/" + name), "\(name) installed")
+        }
+        let service = try String(contentsOfFile: dest + "/usr/lib/systemd/system/rotationd.service", encoding: .utf8)
+        #expect(service.contains("ExecStart=/usr/bin/rotationd --serve"), "ExecStart names the final path, not DESTDIR")
+        #expect(FileManager.default.fileExists(atPath: dest + "/usr/lib/systemd/system/rotationd.socket"))
+        #expect(FileManager.default.fileExists(atPath: dest + "/usr/lib/udev/rules.d/60-rotationd.rules"))
+        let help = try ChildProcess(dest + "/usr/bin/rotwatch", ["--help"], in: dir, tag: "help")
+        #expect(help.wait(timeout: 10) == 0 && help.stdout.contains("--once"), "the installed rotwatch runs")
+
+        let missing = try ChildProcess("/usr/bin/make", ["-s", "-C", PackagePaths.root.path, "install", "DESTDIR=\(dest)",
+                                                         "PREFIX=/usr", "BUILD_DIR=\(dir.path("empty"))"], in: dir, tag: "missing")
+        #expect(missing.wait(timeout: 30) != 0 && missing.stderr.contains("build them first"), "\(missing.stderr)")
+    }
+
     /// Runs a Python client as uid/gid 65534 (with `groups` as supplementary groups) that asks for samples.
     static func askForSamples(socket: String, groups: String?, in dir: ScratchDirectory, tag: String) throws -> String {
         let code = """
