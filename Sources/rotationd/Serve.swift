@@ -71,11 +71,16 @@ struct Serve {
         let notifier = SystemdNotifier.fromEnvironment()
         var limits = ServerLimits()
         limits.stuckTimeout = options.clientTimeout
+        OpenFileLimit.raise(toFit: limits.maxClients)
+        // A live service starts idle: the sensor is sampled only while a client is connected.
+        let live = replay == nil ? LiveInput(options: options) : nil
+        let feed: any InputFeed = replay ?? live!
+        let startStatus: SensorStatus = replay == nil ? .idle : .ok
         let server: SocketServer
         do {
-            let initial = StateEvent(seq: 0, time: .nan, state: .initial, cameras: options.cameras, sensor: replay == nil ? .none : .ok)
+            let initial = StateEvent(seq: 0, time: .nan, state: .initial, cameras: options.cameras, sensor: startStatus)
             server = try SocketServer(listener: listener,
-                                      identity: .init(sensor: replay?.sensorDescription, cameras: options.cameras),
+                                      identity: .init(sensor: feed.sensorDescription, cameras: options.cameras),
                                       initial: initial, limits: limits, samplesGroup: group, notifier: notifier)
         } catch {
             listener.close()
@@ -86,10 +91,10 @@ struct Serve {
         if options.print { outputs.append(StandardOutputPrinter()) }
         let publisher = Publisher(outputs: outputs)
         let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
-                                  cameras: options.cameras, sensor: replay == nil ? .none : .ok, publisher: publisher)
-        let feed: any InputFeed = replay ?? LiveFeed(options: options, server: server)
+                                  cameras: options.cameras, sensor: startStatus, publisher: publisher)
+        live?.attach(to: server)
         let how = listener.activated ? "socket-activated" : "mode \(String(options.socketMode, radix: 8))"
-        Log.info("serving on \(listener.path) (\(how)); sensor \(replay?.sensorDescription ?? "live"); cameras \(options.cameras.map(\.name).joined(separator: ", "))")
+        Log.info("serving on \(listener.path) (\(how)); sensor \(feed.sensorDescription ?? "none found yet"); cameras \(options.cameras.map(\.name).joined(separator: ", "))")
         feed.start(runner)
         server.start()
         notifier?.send("READY=1\nSTATUS=Serving on \(listener.path)")
@@ -103,35 +108,4 @@ struct Serve {
         Log.info("stopped")
         return 0
     }
-}
-
-/// The live sensor as an input feed: sampling runs only while a client is connected (or with `--always`).
-private final class LiveFeed: InputFeed, @unchecked Sendable {
-    let sensorDescription: String? = nil
-    private let options: Options
-    private let server: SocketServer
-    private var live: LiveInput?
-
-    init(options: Options, server: SocketServer) {
-        self.options = options
-        self.server = server
-    }
-
-    func start(_ runner: EngineRunner) {
-        let server = self.server
-        let live = LiveInput(options: options) { event in
-            switch event {
-            case .sample(let s): runner.feed(s)
-            case .status(let status, let time):
-                server.setSensorDescription(status == .ok ? "iio" : nil)
-                runner.setSensor(status, time: time)
-            }
-        }
-        self.live = live
-        server.observeClients { connected in
-            if connected { live.subscriberAdded() } else { live.subscriberRemoved() }
-        }
-    }
-
-    func stop() { live?.shutdown() }
 }

@@ -270,6 +270,31 @@ struct SocketServiceTests {
         }
     }
 
+    @Test("the service raises its soft open-file limit so that every allowed client fits, within the hard limit")
+    func openFileLimit() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 1, hold: 0.4)
+        func softLimit(hard: Int, tag: String) throws -> (soft: Int?, stderr: String) {
+            let socket = dir.path("\(tag).sock")
+            let child = try ChildProcess("/usr/bin/prlimit", ["--nofile=256:\(hard)", PackagePaths.binary("rotationd"),
+                                                             "--replay", trace, "--socket", socket], in: dir, tag: tag)
+            let deadline = Date().addingTimeInterval(10)
+            while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(10_000) }
+            let limits = (try? String(contentsOfFile: "/proc/\(child.process.processIdentifier)/limits", encoding: .utf8)) ?? ""
+            let line = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") } ?? ""
+            let soft = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first.flatMap { Int($0) }
+            #expect(child.stop() == 0)
+            return (soft, child.stderr)
+        }
+        let roomy = try softLimit(hard: 8192, tag: "roomy")
+        #expect(roomy.soft == 4096 + 64, "4096 clients and a reserve of 64: \(String(describing: roomy.soft))")
+        #expect(!roomy.stderr.contains("open-file limit"))
+        let tight = try softLimit(hard: 1000, tag: "tight")
+        #expect(tight.soft == 1000, "raised as far as the hard limit allows")
+        #expect(tight.stderr.contains("the open-file limit is 1000"), "\(tight.stderr)")
+    }
+
     @Test("ROTATIOND_SOCKET chooses the path when --serve is given without --socket")
     func environmentSocketPath() throws {
         let dir = try ScratchDirectory()
