@@ -176,12 +176,11 @@ final class SensorCapture {
             let err = SystemError(operation: "write \(accel.batch) to", path: SensorError.sysfsPath(id, "buffer/watermark"), errno: e.code)
             SensorLog.once(.warning, "\(err); the kernel will wake rotationd for every sample")
         }
-        let created = StandardErrorCapture.around { () -> (OpaquePointer?, Int32) in
-            let b = iio_device_create_buffer(dev, accel.batch, false)
-            return (b, errno)
-        }
-        guard let buf = created.0 else {
-            let e = created.1
+        // libiio prints "WARNING: High-speed mode not enabled" on standard error here on mainline kernels: it
+        // only means the buffer is read with read() rather than mmap().
+        let created = iio_device_create_buffer(dev, accel.batch, false)
+        guard let buf = created else {
+            let e = errno
             if e == EACCES || e == EPERM { return .failed(.buffer(device: id, operation: "open", errno: e)) }
             if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
             SensorLog.once(.warning, "\(id): buffered capture unavailable (\(String(cString: strerror(e)))); polling in_accel_*_raw at \(rate) Hz instead")

@@ -48,6 +48,9 @@ public final class SensorSource: @unchecked Sendable {
         var stopRequested = false
         var buffer: UInt = 0
         var thread: pthread_t = 0
+        var device: String?
+        /// Stopped from its own callback: the thread detaches itself as it ends, as nobody joins it.
+        var stoppedFromCallback = false
     }
 
     private let control = Mutex<Control>(Control())
@@ -85,6 +88,10 @@ public final class SensorSource: @unchecked Sendable {
     /// Whether the source's thread is running.
     public var isRunning: Bool { control.withLock { $0.running && !$0.stopRequested } }
 
+    /// The display accelerometer of the current or latest capture, as "iio:device0 (accel_3d)"; nil before
+    /// the first one. Set just before `.ok` is reported for it, so an `onStatus(.ok)` callback may read it.
+    public var device: String? { control.withLock { $0.device } }
+
     /// Starts capturing on a new thread; does nothing if already running.
     ///
     /// - Parameters:
@@ -101,8 +108,17 @@ public final class SensorSource: @unchecked Sendable {
             guard let busy else { return }
             if !busy { break }
             if control.withLock({ pthread_equal($0.thread, pthread_self()) != 0 }) {
-                // Restarted from a callback right after stopping: keep the same thread going.
-                control.withLock { $0.stopRequested = false }
+                // Restarted from a callback right after stopping: the same thread goes on with the new
+                // callbacks, and reports the status afresh to them.
+                self.onSample = onSample
+                self.onStatus = onStatus
+                reported = nil
+                var byte: UInt8 = 0
+                while read(wakeRead, &byte, 1) > 0 {}
+                control.withLock {
+                    $0.stopRequested = false
+                    $0.stoppedFromCallback = false
+                }
                 return
             }
             var ts = timespec(tv_sec: 0, tv_nsec: 2_000_000)
@@ -118,6 +134,7 @@ public final class SensorSource: @unchecked Sendable {
         control.withLock {
             $0.running = true
             $0.stopRequested = false
+            $0.thread = 0
         }
         var tid = pthread_t()
         let arg = Unmanaged.passRetained(self).toOpaque()
@@ -137,20 +154,25 @@ public final class SensorSource: @unchecked Sendable {
 
     /// Stops capturing and closes the device; see the type's threading contract.
     public func stop() {
-        let (thread, wasRunning) = control.withLock { c -> (pthread_t, Bool) in
-            guard c.running, !c.stopRequested else { return (c.thread, false) }
-            c.stopRequested = true
-            if c.buffer != 0, let buf = OpaquePointer(bitPattern: c.buffer) { iio_buffer_cancel(buf) }
-            return (c.thread, true)
+        // The thread records its own id first thing (and `start` records it too), so a stop from another
+        // thread waits the moment it takes for the id to be known; a callback always sees it.
+        var state: (thread: pthread_t, running: Bool)
+        while true {
+            state = control.withLock { c -> (pthread_t, Bool) in
+                guard c.running, !c.stopRequested else { return (c.thread, false) }
+                if c.thread == 0 { return (0, true) }
+                c.stopRequested = true
+                c.stoppedFromCallback = pthread_equal(c.thread, pthread_self()) != 0
+                if c.buffer != 0, let buf = OpaquePointer(bitPattern: c.buffer) { iio_buffer_cancel(buf) }
+                return (c.thread, true)
+            }
+            if !state.running || state.thread != 0 { break }
+            sched_yield()
         }
-        guard wasRunning else { return }
+        guard state.running else { return }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
-        if pthread_equal(thread, pthread_self()) != 0 {
-            pthread_detach(thread)
-        } else {
-            pthread_join(thread, nil)
-        }
+        if pthread_equal(state.thread, pthread_self()) == 0 { pthread_join(state.thread, nil) }
     }
 
     // MARK: - The source's thread
@@ -187,10 +209,13 @@ public final class SensorSource: @unchecked Sendable {
     }
 
     private func threadMain() {
+        control.withLock { $0.thread = pthread_self() }
         SensorSource.nameThisThread("rotationd-iio")
         defer {
             monitor = nil
             control.withLock {
+                if $0.stoppedFromCallback { pthread_detach(pthread_self()) }
+                $0.stoppedFromCallback = false
                 $0.running = false
                 $0.stopRequested = false
                 $0.buffer = 0
@@ -275,6 +300,8 @@ public final class SensorSource: @unchecked Sendable {
         if let gyro { message += ", gyroscope \(gyro.id) (\(gyro.name))" }
         if let base = inventory.base { message += "; base accelerometer \(base.id) is not used" }
         SensorLog.limited(.info, key: "using", interval: 5, message)
+        let device = "\(accel.id) (\(accel.name))"
+        control.withLock { $0.device = device }
         let capture = SensorCapture(source: self, context: ctx, device: dev, accelerometer: accel,
                                     gyroscope: gyro, gyroscopeDevice: gyro.flatMap { ctx.device(id: $0.id) })
         return capture.run()
