@@ -30,15 +30,26 @@ public final class EngineRunner: @unchecked Sendable {
         publisher.publish(current)
     }
 
-    /// Records a change in sensor status (lost or back) at monotonic time `time`; publishes it when it changed.
+    /// Records a change in sensor status at monotonic time `time`; publishes it when it changed.
     ///
-    /// When the sensor comes back the engine restarts from scratch, since the samples before the gap say
-    /// nothing about the device now.
+    /// When the sensor comes back (`.ok`) the engine restarts from scratch, since the samples before the gap
+    /// say nothing about the device now. `.idle` (sampling stopped because nobody listens) forgets the engine
+    /// entirely: a fresh engine with the same configuration, and the state published with it has no rotation,
+    /// so a later client never sees a rotation from before the pause as current.
     public func setSensor(_ status: SensorStatus, time: Double) {
         guard status != current.sensor else { return }
-        if status == .ok { engine.reset() }
+        var state = current.state
+        switch status {
+        case .idle:
+            engine = OrientationEngine(configuration: engine.configuration)
+            state = engine.state
+        case .ok:
+            engine.reset()
+        case .lost, .none:
+            break
+        }
         seq += 1
-        current = StateEvent(seq: seq, time: time, state: current.state, cameras: current.cameras, sensor: status)
+        current = StateEvent(seq: seq, time: time, state: state, cameras: current.cameras, sensor: status)
         publisher.publish(current)
     }
 }

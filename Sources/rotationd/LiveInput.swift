@@ -3,45 +3,68 @@ import Glibc
 #endif
 import RotationEngine
 import RotationSensors
+import RotationService
 import Synchronization
 
-/// Live sensor input inside the daemon: runs the sensor source only while someone wants samples.
+/// The live sensor as an input feed: runs the sensor source only while someone wants samples.
 ///
-/// Subscribers are counted with `subscriberAdded()` / `subscriberRemoved()`; the source starts when the count
-/// goes from 0 to 1 and stops when it returns to 0, unless `--always` keeps it running. With no subscriber
-/// there is no sensor thread, no open device and no periodic wake-up.
+/// Subscribers are counted with `subscriberAdded()` / `subscriberRemoved()`, called from one thread (the socket
+/// server's, or the main thread for `--print` and `--record`); the source starts when the count goes from 0 to
+/// 1 and stops when it returns to 0, unless `--always` keeps it running. With no subscriber there is no sensor
+/// thread, no open device and no periodic wake-up. When sampling stops for want of subscribers, the runner
+/// publishes `.idle` and forgets the engine, so the next subscriber sees the device's pose afresh.
 ///
-/// `sink` receives every calibrated sample and every status change, on the sensor thread, one at a time, in
-/// order (the `SensorSource` threading contract). It is where the engine is fed.
-final class LiveInput: @unchecked Sendable {
-    /// What the sensor thread hands on.
-    enum Event {
-        /// One calibrated sample.
-        case sample(Sample)
-        /// The sensor status changed at the given monotonic time.
-        case status(SensorStatus, time: Double)
-    }
-
+/// Samples and status changes go to the runner on the sensor thread, one at a time, in order (the
+/// `SensorSource` threading contract); the `.idle` change is published on the thread that removed the last
+/// subscriber, after the sensor thread has ended.
+final class LiveInput: InputFeed, @unchecked Sendable {
+    /// The display accelerometer found at startup, as "iio:device0 (accel_3d)", or nil when there was none.
+    let sensorDescription: String?
     private let source: SensorSource
     private let always: Bool
-    private let sink: @Sendable (Event) -> Void
     private let subscribers = Mutex(0)
+    // Set before sampling starts, read on the sensor thread.
+    private var runner: EngineRunner?
+    private var onDevice: @Sendable (String?) -> Void = { _ in }
 
-    /// Creates a stopped input; with `--always` it starts at once.
-    init(options: Options, sink: @escaping @Sendable (Event) -> Void) {
+    /// Creates a stopped input and looks for the sensor once (reading sysfs only, opening nothing).
+    init(options: Options) {
         var config = SensorSource.Configuration()
         config.rate = options.rate
         config.gyroscope = !options.noGyro
         source = SensorSource(configuration: config)
         always = options.always
-        self.sink = sink
-        if always { start() }
+        let display = (try? SensorDiscovery.scan(rate: options.rate))?.display
+        sensorDescription = display.map { "\($0.id) (\($0.name))" }
     }
 
-    private func start() {
-        let sink = self.sink
-        source.start(onSample: { sink(.sample($0)) },
-                     onStatus: { sink(.status($0, time: $1)) })
+    /// Serves through `server`: its clients are the subscribers, and its `hello` names the sensor in use
+    /// (refreshed each time sampling finds it). Call before `start`.
+    func attach(to server: SocketServer) {
+        onDevice = { server.setSensorDescription($0) }
+        server.observeClients { [self] connected in
+            if connected { self.subscriberAdded() } else { self.subscriberRemoved() }
+        }
+    }
+
+    /// Remembers `runner`; with `--always`, sampling starts now.
+    func start(_ runner: EngineRunner) {
+        self.runner = runner
+        if always { startSampling() }
+    }
+
+    private func startSampling() {
+        guard let runner else { return }
+        let source = self.source, onDevice = self.onDevice
+        source.start(onSample: { runner.feed($0) },
+                     onStatus: { status, time in
+                         switch status {
+                         case .ok: onDevice(source.device)
+                         case .none: onDevice(nil)
+                         case .lost, .idle: break
+                         }
+                         runner.setSensor(status, time: time)
+                     })
     }
 
     /// A subscriber connected: start sampling if it is the first.
@@ -50,21 +73,28 @@ final class LiveInput: @unchecked Sendable {
             n += 1
             return n == 1
         }
-        if first && !always { start() }
+        if first && !always { startSampling() }
     }
 
-    /// A subscriber left: stop sampling if it was the last, unless `--always` is set.
+    /// A subscriber left: if it was the last (and without `--always`), stop sampling and publish `.idle`.
+    ///
+    /// Returns promptly: stopping cancels a pending buffer read or poll, and the sensor thread then ends.
     func subscriberRemoved() {
         let last = subscribers.withLock { n -> Bool in
             guard n > 0 else { return false }
             n -= 1
             return n == 0
         }
-        if last && !always { source.stop() }
+        guard last && !always else { return }
+        let begin = MonotonicClock.now()
+        source.stop()
+        let end = MonotonicClock.now()
+        Log.debug("no client is connected: sampling stopped in \(Int(((end - begin) * 1000).rounded())) ms")
+        runner?.setSensor(.idle, time: end)
     }
 
     /// Stops sampling whatever the subscriber count.
-    func shutdown() { source.stop() }
+    func stop() { source.stop() }
 
     /// `rotationd --list`: prints every sensor found and what would be used; 0 even when none is found.
     static func list(_ options: Options) -> Int32 {
@@ -97,6 +127,8 @@ final class LiveInput: @unchecked Sendable {
     }
 
     /// `--print` and `--record`: one permanent subscriber; runs until SIGTERM, SIGINT or SIGHUP, then exits 0.
+    ///
+    /// The same runner and publisher as `--serve`, with standard output and the recording as outputs.
     static func runWithPermanentSubscriber(_ options: Options) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         // Take the stop signals in this thread only (the sensor thread inherits the mask), whatever
@@ -108,52 +140,24 @@ final class LiveInput: @unchecked Sendable {
             sigaddset(&stopSignals, s)
         }
         pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
-        var recorder: TraceRecorder? = nil
+        var outputs: [any PublisherOutput] = []
         if let path = options.record {
-            do { recorder = try TraceRecorder(path: path) } catch {
+            do { outputs.append(TraceRecordingOutput(recorder: try TraceRecorder(path: path))) } catch {
                 SensorLog.write(.error, "--record: \(error)")
                 return 2
             }
         }
-        let printer = options.print ? Printer(options: options) : nil
-        let input = LiveInput(options: options) { [recorder] event in
-            if case .sample(let s) = event { recorder?.record(s) }
-            printer?.handle(event)
-        }
+        if options.print { outputs.append(StandardOutputPrinter()) }
+        let publisher = Publisher(outputs: outputs)
+        let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
+                                  cameras: options.cameras, sensor: .idle, publisher: publisher)
+        let input = LiveInput(options: options)
+        input.start(runner)
         input.subscriberAdded()
         var received: Int32 = 0
         sigwait(&stopSignals, &received)
-        input.shutdown()
+        input.stop()
+        publisher.close()
         return 0
-    }
-
-    /// The `--print` consumer: runs the engine on live samples and writes each published event as a JSON line.
-    final class Printer: @unchecked Sendable {
-        private var engine: OrientationEngine
-        private let cameras: [Camera]
-        private var seq = 0
-        private var sensor = SensorStatus.none
-
-        init(options: Options) {
-            engine = OrientationEngine(configuration: options.configuration)
-            cameras = options.cameras
-        }
-
-        /// Feeds a sample or a status change; called on the sensor thread only.
-        func handle(_ event: LiveInput.Event) {
-            switch event {
-            case .sample(let s):
-                if let state = engine.process(s) { emit(time: s.time, state: state) }
-            case .status(let status, let time):
-                sensor = status
-                emit(time: time, state: engine.state)
-            }
-        }
-
-        private func emit(time: Double, state: DeviceState) {
-            seq += 1
-            let event = StateEvent(seq: seq, time: time, state: state, cameras: cameras, sensor: sensor)
-            if !OutputStreamFD.standardOutput.write(event.jsonLine + "\n") { exit(0) }
-        }
     }
 }

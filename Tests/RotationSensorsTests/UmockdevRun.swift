@@ -36,6 +36,15 @@ struct UmockdevRun {
             return out
         }
 
+        /// The messages received on the `n`th socket connection (from 1), as decoded JSON objects, in order.
+        func socket(_ n: Int) -> [[String: Any]] {
+            let prefix = "socket \(n): "
+            return stdout.filter { $0.hasPrefix(prefix) }.compactMap { line in
+                guard let data = line.dropFirst(prefix.count).data(using: .utf8) else { return nil }
+                return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            }
+        }
+
         /// The driver's failure line, if a step failed.
         var failure: String? { stderr.first { $0.hasPrefix("driver:") } }
 

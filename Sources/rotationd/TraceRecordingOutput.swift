@@ -1,0 +1,20 @@
+import RotationEngine
+import RotationSensors
+import RotationService
+
+/// A publisher output that writes every raw sample to a trace file (`--record`); state changes are not kept.
+final class TraceRecordingOutput: PublisherOutput, @unchecked Sendable {
+    private let recorder: TraceRecorder
+
+    /// Records through `recorder`, which this output then owns.
+    init(recorder: TraceRecorder) { self.recorder = recorder }
+
+    /// State changes are not part of a trace.
+    func publish(_ event: StateEvent) {}
+
+    /// Appends the sample to the trace.
+    func publish(sample: Sample) { recorder.record(sample) }
+
+    /// Always true: a recording keeps every sample.
+    var wantsSamples: Bool { true }
+}
