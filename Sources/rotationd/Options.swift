@@ -75,8 +75,10 @@ struct Options {
             guard i < args.count else { throw UsageError(description: "\(flag) needs a value; see --help") }
             return args[i]
         }
+        var given: Set<String> = []
         while i < args.count {
             let a = args[i]
+            given.insert(a)
             switch a {
             case "--replay": o.replay = try value(a)
             case "--realtime": o.realtime = true
@@ -112,7 +114,38 @@ struct Options {
         }
         if o.cameras.isEmpty { o.cameras = Camera.defaults }
         if let problem = o.configuration.validate() { throw UsageError(description: "--set: \(problem)") }
+        try checkCombination(o, given: given)
         return o
+    }
+
+    /// Refuses an option the chosen mode would silently ignore, naming it and saying what it applies to.
+    static func checkCombination(_ o: Options, given: Set<String>) throws(UsageError) {
+        if o.help { return }
+        func refuse(_ flags: [String], _ reason: String) throws(UsageError) {
+            if let f = flags.first(where: given.contains) {
+                throw UsageError(description: "\(f) \(reason); see --help")
+            }
+        }
+        let serveOnly = ["--socket-mode", "--samples-group", "--client-timeout"]
+        if o.list {
+            try refuse(["--replay", "--print", "--record", "--serve", "--socket", "--always", "--realtime", "--speed",
+                        "--camera", "--set"] + serveOnly,
+                       "cannot be combined with --list, which only lists the sensors and exits")
+        } else if o.replay != nil {
+            try refuse(["--record"], "records the live sensor and cannot be combined with --replay (the trace is already a recording)")
+            try refuse(["--rate", "--always"], "applies to the live sensor, not to --replay")
+            if !o.serve {
+                try refuse(serveOnly, "applies only when serving (--serve or --socket)")
+                if !o.realtime { try refuse(["--speed"], "paces a replay: add --realtime or --serve") }
+            }
+        } else {
+            try refuse(["--realtime", "--speed"], "applies only to --replay")
+            if o.serve {
+                try refuse(["--record"], "cannot be combined with serving; run rotationd --record FILE on its own (the service samples only while a client is connected)")
+            } else if o.print || o.record != nil {
+                try refuse(["--always"] + serveOnly, "applies only when serving (--serve or --socket); --print and --record sample all the time")
+            }
+        }
     }
 
     static func positive(_ flag: String, _ v: String) throws(UsageError) -> Double {

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// `rotationd` refuses options that the chosen mode would ignore, instead of running without them.
+@Suite("Option combinations")
+struct OptionCombinationTests {
+    /// Runs the real binary with `arguments`; returns its exit status and standard error.
+    static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: UmockdevRun.binDir + "/rotationd")
+        p.arguments = arguments
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let data = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("a meaningless combination exits 2 with a usage error naming the ignored option", arguments: [
+        (["--serve", "--record", "/tmp/rotationd-never-written.csv"], "--record cannot be combined with serving"),
+        (["--replay", "/tmp/rotationd-no-such-trace.csv", "--record", "/tmp/rotationd-never-written.csv"],
+         "--record records the live sensor and cannot be combined with --replay"),
+        (["--list", "--serve"], "--serve cannot be combined with --list"),
+        (["--print", "--always"], "--always applies only when serving"),
+        (["--print", "--realtime"], "--realtime applies only to --replay"),
+        (["--replay", "/tmp/rotationd-no-such-trace.csv", "--rate", "30"], "--rate applies to the live sensor, not to --replay"),
+        (["--replay", "/tmp/rotationd-no-such-trace.csv", "--speed", "2"], "--speed paces a replay"),
+    ])
+    func refused(arguments: [String], message: String) throws {
+        let r = try Self.run(arguments)
+        #expect(r.status == 2, "\(arguments): \(r.stderr)")
+        #expect(r.stderr.hasPrefix("rotationd: \(message)"), "\(arguments): \(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/rotationd-never-written.csv"))
+    }
+
+    @Test("a combination that means something still runs: --replay with --realtime and --speed")
+    func acceptedCombination() throws {
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-combo-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: trace) }
+        let rows = (0..<20).map { "\(Double($0) / 50),0,-9.81,0" }
+        try (["t,x,y,z"] + rows).joined(separator: "\n").appending("\n").write(to: trace, atomically: true, encoding: .utf8)
+        let r = try Self.run(["--replay", trace.path, "--realtime", "--speed", "4"])
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+}
