@@ -158,7 +158,16 @@ public struct EngineConfiguration: Sendable, Hashable {
                 return ConfigurationError(reason: "\(p.name) must be a finite number ≥ 0 (\(p.summary)); got \(v)")
             }
         }
-        if gravity <= 0 { return ConfigurationError(reason: "gravity must be more than 0; the default is 9.80665") }
+        // At 0 these leave the filter unable to decide anything: every sample would be motion (motionTolerance),
+        // turning (settleRate, fusedSettleRate) or a restart (maxGap, gyroTimeout), or a division would be by 0.
+        for name in ["gravity", "motionTolerance", "settleRate", "maxGap", "fusionTime", "biasTime",
+                     "fusedSettleRate", "gyroTimeout"] {
+            guard let p = EngineConfiguration.parameters.first(where: { $0.name == name }) else { continue }
+            let v = p.get(self)
+            if v <= 0 {
+                return ConfigurationError(reason: "\(name) must be more than 0 (\(p.summary)); got \(v), the default is \(p.get(.default))")
+            }
+        }
         if flatExitAngle > flatEnterAngle {
             return ConfigurationError(reason: "flatExitAngle (\(flatExitAngle)) must not exceed flatEnterAngle (\(flatEnterAngle)); make the exit angle the lower one")
         }
@@ -167,9 +176,6 @@ public struct EngineConfiguration: Sendable, Hashable {
         }
         if tiltHysteresis > verticalLimit || verticalLimit + tiltHysteresis > flatExitAngle {
             return ConfigurationError(reason: "tiltHysteresis (\(tiltHysteresis)) must fit between 0, verticalLimit (\(verticalLimit)) and flatExitAngle (\(flatExitAngle)): need tiltHysteresis ≤ verticalLimit and verticalLimit + tiltHysteresis ≤ flatExitAngle")
-        }
-        if fusionTime <= 0 || biasTime <= 0 {
-            return ConfigurationError(reason: "fusionTime and biasTime must be more than 0; the defaults are 0.5 and 4")
         }
         if boundaryHysteresis >= 45 {
             return ConfigurationError(reason: "boundaryHysteresis must be below 45 degrees, or no quadrant could ever win; got \(boundaryHysteresis)")

@@ -66,4 +66,36 @@ struct BadSampleTests {
         #expect(changes.map(\.rotation) == reference.map(\.rotation))
         #expect(changes.map(\.time) == reference.map(\.time))
     }
+
+    @Test("a sample with the same time as the previous one leaves the filter working, with or without smoothing and a gyroscope")
+    func duplicateTime() throws {
+        var unsmoothed = EngineConfiguration.default
+        try unsmoothed.set("smoothingTime", to: 0)
+        #expect(unsmoothed.validate() == nil)
+        for configuration in [EngineConfiguration.default, unsmoothed] {
+            for gyro in [false, true] {
+                var trace = SyntheticTrace(rate: 100, angle: 0, elevation: 10, withGyro: gyro, seed: 31)
+                trace.hold(1)
+                trace.turn(by: 90, over: 0.5)
+                trace.hold(1)
+                trace.turn(by: 90, over: 0.5)
+                trace.hold(1)
+                // Every 50th sample is followed by a second reading at the same instant.
+                var samples: [Sample] = []
+                for (i, s) in trace.samples.enumerated() {
+                    samples.append(s)
+                    if i % 50 == 10 {
+                        samples.append(Sample(time: s.time, acceleration: s.acceleration + Vector3(0.05, 0, 0),
+                                              angularVelocity: s.angularVelocity))
+                    }
+                }
+                let label = "smoothingTime \(configuration.smoothingTime), gyro \(gyro)"
+                #expect(replay(samples, configuration: configuration).rotations == [.normal, .leftUp, .bottomUp], "\(label)")
+                var engine = OrientationEngine(configuration: configuration)
+                for s in samples { _ = engine.process(s) }
+                #expect(engine.state.rotation == .bottomUp, "\(label)")
+                #expect(engine.state.tilt == .vertical, "\(label)")
+            }
+        }
+    }
 }

@@ -111,4 +111,21 @@ struct ConfigurationTests {
         #expect(replay(trace.samples, configuration: tight).rotations == [.normal])
         #expect(replay(trace.samples, configuration: loose).rotations == [.normal, .leftUp])
     }
+
+    @Test("values that leave the filter unable to decide are refused by validate, naming the setting and the valid range")
+    func zeroValuesRefused() throws {
+        for name in ["gravity", "motionTolerance", "settleRate", "maxGap", "fusionTime", "biasTime",
+                     "fusedSettleRate", "gyroTimeout"] {
+            var c = EngineConfiguration.default
+            try c.set(name, to: 0)
+            let problem = c.validate()
+            #expect(problem?.reason.hasPrefix("\(name) must be more than 0") == true, "\(name): \(problem?.reason ?? "accepted")")
+        }
+        // Smoothing and the time rules may be switched off.
+        for name in ["smoothingTime", "dwellTime", "settleTime", "rateSmoothingTime", "gyroRateSmoothingTime", "motionHoldoff"] {
+            var c = EngineConfiguration.default
+            try c.set(name, to: 0)
+            #expect(c.validate() == nil, "\(name)")
+        }
+    }
 }

@@ -11,9 +11,17 @@ struct AccelerometerGravity: Sendable {
         gravity = acceleration
     }
 
-    /// Blends in a reading taken `dt` seconds after the previous one.
+    /// Blends in a reading taken `dt` (≥ 0) seconds after the previous one.
+    ///
+    /// A reading at the same instant as the previous one weighs nothing, unless the time constant is 0 (no
+    /// smoothing), in which case the estimate is always the latest reading.
     mutating func update(_ acceleration: Vector3, dt: Double, timeConstant: Double) {
-        let alpha = dt / (timeConstant + dt)
+        let span = timeConstant + dt
+        guard span > 0 else {
+            gravity = acceleration
+            return
+        }
+        let alpha = dt / span
         gravity = gravity + (acceleration - gravity) * alpha
     }
 }
