@@ -41,7 +41,7 @@ struct MotionRejectionTests {
             var trace = SyntheticTrace(rate: 50, angle: angle, seed: 3)
             trace.hold(1)
             trace.walk(8)
-            #expect(replay(trace.samples).rotations.count == 1, "angle \(angle)")
+            #expect(replay(trace.samples).rotations == [Rotation(degrees: Int(angle))], "angle \(angle)")
         }
     }
 }
