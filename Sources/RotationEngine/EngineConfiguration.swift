@@ -44,7 +44,8 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var fusionTime: Double = 0.5
     /// With a gyroscope: time constant with which the gyroscope bias is learned.
     public var biasTime: Double = 4
-    /// With a gyroscope: the bias is learned only while the corrected angular speed is below this.
+    /// With a gyroscope: the bias is learned only while the accelerometer's gravity direction turns slower
+    /// than this, that is while the accelerometer sees the device still, whatever the gyroscope reads.
     public var biasRateLimit: Double = 30
     /// With a gyroscope: time constant of the low-pass filter on the gyroscope's turn rate.
     public var gyroRateSmoothingTime: Double = 0.01
@@ -108,7 +109,7 @@ public struct EngineConfiguration: Sendable, Hashable {
                   get: { $0.fusionTime }, set: { $0.fusionTime = $1 }),
         Parameter(name: "biasTime", summary: "gyroscope fusion: bias learning time constant, s",
                   get: { $0.biasTime }, set: { $0.biasTime = $1 }),
-        Parameter(name: "biasRateLimit", summary: "gyroscope fusion: learn bias only below this angular speed, degrees/s",
+        Parameter(name: "biasRateLimit", summary: "gyroscope fusion: learn bias only while the accelerometer direction turns slower than this, degrees/s",
                   get: { $0.biasRateLimit }, set: { $0.biasRateLimit = $1 }),
         Parameter(name: "gyroRateSmoothingTime", summary: "gyroscope fusion: turn-rate low-pass time constant, s",
                   get: { $0.gyroRateSmoothingTime }, set: { $0.gyroRateSmoothingTime = $1 }),

@@ -15,8 +15,9 @@
 ///
 /// When samples carry angular velocity, stage 2 uses a gyroscope-driven estimate corrected towards the
 /// accelerometer and the gyroscope's turn rate, and stage 3 is replaced by fading the accelerometer out of
-/// that estimate (`Docs/fusion.md`); without readings for `gyroTimeout` the engine falls back to stage 2 as
-/// written, whose estimate is kept current all along.
+/// that estimate (`Docs/fusion.md`). A sample without a reading moves the fused estimate by the accelerometer
+/// correction only; without readings for `gyroTimeout` the engine falls back to stage 2 as written, whose
+/// estimate is kept current all along.
 public struct OrientationEngine: Sendable {
     /// The thresholds in force.
     public let configuration: EngineConfiguration
@@ -26,6 +27,7 @@ public struct OrientationEngine: Sendable {
     private let limits: Limits
     private var lowPass = AccelerometerGravity()
     private var meter = TurnRateMeter()
+    private var stillness = DirectionRateMeter()
     private var lastTime: Double = -.infinity
     private var started = false
     private var published = false
@@ -58,28 +60,33 @@ public struct OrientationEngine: Sendable {
         } else {
             lowPass.update(a, dt: dt, timeConstant: c.smoothingTime)
         }
+        stillness.update(lowPass.gravity, dt: dt, timeConstant: c.rateSmoothingTime)
         lastTime = t
         let magnitude = a.length
         let moving = magnitude > limits.maxMagnitude || magnitude < limits.minMagnitude
 
-        // With a gyroscope, gravity is tracked by the fused estimate while readings keep arriving; a sample
-        // without one shortly after the last reading reuses it, so an occasional missing reading changes
-        // nothing. Otherwise the accelerometer's own estimate is used, without a break.
+        // With a gyroscope, gravity is tracked by the fused estimate while readings keep arriving. A sample
+        // without one shortly after the last reading keeps the fused path, so an occasional missing reading
+        // does not switch inputs, but it does not turn the estimate by a rate nobody measured: only the
+        // accelerometer correction moves it. Otherwise the accelerometer's own estimate is used, without a
+        // break.
         var fused = false
         if let w = sample.angularVelocity, w.x.isFinite, w.y.isFinite, w.z.isFinite {
             if !fusion.seeded || t - lastGyroTime > c.gyroTimeout {
                 fusion.reset(to: lowPass.gravity, magnitude: c.gravity)
             } else {
-                let slow = (w - fusion.bias).length < limits.biasRateLimit
+                // The bias is learned while the accelerometer sees the device still, whatever the gyroscope
+                // reads: a large bias must not keep itself from being learned.
+                let still = stillness.rate < limits.biasRateLimit
                 fusion.update(acceleration: a, angularVelocity: w, dt: dt, magnitude: c.gravity,
                               weight: trust(magnitude), proportionalGain: limits.proportionalGain,
-                              integralGain: slow ? limits.integralGain : 0)
+                              integralGain: still ? limits.integralGain : 0)
             }
             lastGyro = w
             lastGyroTime = t
             fused = true
         } else if fusion.seeded && t - lastGyroTime <= c.gyroTimeout {
-            fusion.update(acceleration: a, angularVelocity: lastGyro, dt: dt, magnitude: c.gravity,
+            fusion.update(acceleration: a, angularVelocity: fusion.bias, dt: dt, magnitude: c.gravity,
                           weight: trust(magnitude), proportionalGain: limits.proportionalGain, integralGain: 0)
             fused = true
         }
@@ -88,6 +95,8 @@ public struct OrientationEngine: Sendable {
         let settleRate = fused ? c.fusedSettleRate : c.settleRate
         let settleTime = fused ? c.fusedSettleTime : c.settleTime
         if fused {
+            // While readings are missing, the last measured rate stands for the unknown one, so a turn in
+            // progress still counts as turning.
             let rate = fusion.inPlaneRate(fusion.corrected(lastGyro)) ?? 0
             meter.update(measuredRate: rate, cosA: -f.y, sinA: f.x, time: t, dt: dt,
                          timeConstant: c.gyroRateSmoothingTime, limit: settleRate)
@@ -149,6 +158,12 @@ public struct OrientationEngine: Sendable {
         return next
     }
 
+    /// The gyroscope bias learned so far, rad/s in the device frame; zero without a gyroscope.
+    var gyroBias: Vector3 { fusion.bias }
+
+    /// The gyroscope-fused gravity estimate, m/s² in the device frame; zero until a gyroscope reading arrives.
+    var fusedGravity: Vector3 { fusion.gravity }
+
     /// Forgets every sample seen so far; the published state stays until the next decision.
     public mutating func reset() {
         started = false
@@ -160,6 +175,7 @@ public struct OrientationEngine: Sendable {
         started = true
         lowPass.reset(to: a)
         meter.reset()
+        stillness.reset()
         lastGyroTime = -.infinity
         candidate = nil
         motionUntil = -.infinity

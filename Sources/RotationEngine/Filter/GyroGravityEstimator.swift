@@ -5,7 +5,7 @@
 /// acceleration, so the estimate ignores short linear accelerations (shakes, steps, bumps) that the
 /// accelerometer alone would follow. An integral term learns the gyroscope's bias about the two axes the
 /// accelerometer can observe, so a drifting gyroscope cannot turn the estimate by itself. The correction fades
-/// out as |a| leaves g, and the bias is learned only while the device turns slowly.
+/// out as |a| leaves g; the caller decides when the bias may be learned.
 struct GyroGravityEstimator: Sendable {
     /// The estimate, in m/s² in the device frame (length g).
     private(set) var gravity: Vector3 = .zero
