@@ -74,7 +74,8 @@ final class SensorCapture {
             ? IIOContext.writeDevice(dev, "sampling_frequency", value)
             : IIOContext.writeChannel(channels[0], "sampling_frequency", value)
         if let failure {
-            let err = SystemError(operation: "write \(value) to", path: SensorError.sysfsPath(sensor.id, plan.attribute), errno: failure.code)
+            let err = SystemError(operation: "write \(value) to", path: SensorError.sysfsPath(sensor.id, plan.attribute),
+                                  errno: failure.code, fix: SensorError.sysfsFix(failure.code))
             SensorLog.once(.warning, "\(err); keeping the driver's sampling frequency")
         }
     }
@@ -97,7 +98,7 @@ final class SensorCapture {
                 d = Double(n)
             case .failure(.system(let e)):
                 if !IIOContext.isPresent(sensor.id) { return .failed(.gone(device: sensor.id)) }
-                let err = SystemError(operation: "read", path: path, errno: e)
+                let err = SystemError(operation: "read", path: path, errno: e, fix: SensorError.sysfsFix(e))
                 if e == EACCES || e == EPERM { return .failed(.io(err)) }
                 SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
                 return .skipped
@@ -168,12 +169,14 @@ final class SensorCapture {
            let trig = ctx.devices.first(where: { iio_device_is_trigger($0) && IIOContext.name(of: $0) == name }) {
             let rc = iio_device_set_trigger(dev, trig)
             if rc < 0 {
-                let err = SystemError(operation: "set trigger \(name) in", path: SensorError.sysfsPath(id, "trigger/current_trigger"), errno: Int32(-rc))
+                let err = SystemError(operation: "set trigger \(name) in", path: SensorError.sysfsPath(id, "trigger/current_trigger"),
+                                      errno: Int32(-rc), fix: SensorError.sysfsFix(Int32(-rc)))
                 SensorLog.once(.warning, "\(err); capturing without it")
             }
         }
         if accel.batch > 1, let e = IIOContext.writeBuffer(dev, "watermark", String(accel.batch)) {
-            let err = SystemError(operation: "write \(accel.batch) to", path: SensorError.sysfsPath(id, "buffer/watermark"), errno: e.code)
+            let err = SystemError(operation: "write \(accel.batch) to", path: SensorError.sysfsPath(id, "buffer/watermark"),
+                                  errno: e.code, fix: SensorError.sysfsFix(e.code))
             SensorLog.once(.warning, "\(err); the kernel will wake rotationd for every sample")
         }
         // libiio prints "WARNING: High-speed mode not enabled" on standard error here on mainline kernels: it
@@ -181,8 +184,13 @@ final class SensorCapture {
         let created = iio_device_create_buffer(dev, accel.batch, false)
         guard let buf = created else {
             let e = errno
-            if e == EACCES || e == EPERM { return .failed(.buffer(device: id, operation: "open", errno: e)) }
             if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
+            if e == EACCES || e == EPERM {
+                // Enabling a buffer writes its sysfs controls and opens /dev/iio:deviceN, both root's only;
+                // the raw attributes are usually readable by everyone, so polling still works.
+                SensorLog.once(.error, "\(SensorError.buffer(device: id, operation: "open", errno: e)); polling \(SensorError.sysfsPath(id, "in_accel_*_raw")) at \(rate) Hz instead")
+                return .fallBack
+            }
             SensorLog.once(.warning, "\(id): buffered capture unavailable (\(String(cString: strerror(e)))); polling in_accel_*_raw at \(rate) Hz instead")
             return .fallBack
         }
@@ -193,7 +201,8 @@ final class SensorCapture {
         }
         let hz = accel.frequency?.chosen ?? rate
         let batchPeriod = Double(accel.batch) / hz
-        ctx.setTimeout(milliseconds: UInt32(max(source.configuration.firstDataTimeout, 2 * batchPeriod) * 1000))
+        let silence = max(source.configuration.bufferSilence, 2 * batchPeriod)
+        ctx.setTimeout(milliseconds: UInt32(silence * 1000))
         var first = true
         while true {
             if source.stopRequested { return .stopped }
@@ -203,19 +212,15 @@ final class SensorCapture {
                 let e = Int32(-n)
                 if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
                 if e == ETIMEDOUT || e == EAGAIN {
-                    if first {
-                        SensorLog.once(.warning, "\(id): the buffer delivered nothing within \(Int(source.configuration.firstDataTimeout * 1000)) ms; polling in_accel_*_raw at \(rate) Hz instead")
-                        return .fallBack
-                    }
-                    SensorLog.limited(.warning, key: "buffer-silent", interval: 10, "\(id): no samples from the buffer for a while; still waiting")
-                    continue
+                    // A silent buffer, from the start or later on (a stuck trigger, a driver that stops
+                    // streaming): poll the raw attributes instead; if those fail too, the sensor is lost.
+                    let what = first ? "delivered nothing within" : "went silent for"
+                    SensorLog.once(.warning, "\(id): the buffer \(what) \(Int((silence * 1000).rounded())) ms; polling in_accel_*_raw at \(rate) Hz instead")
+                    return .fallBack
                 }
                 return .failed(.buffer(device: id, operation: "read", errno: e))
             }
-            if first {
-                first = false
-                ctx.setTimeout(milliseconds: UInt32(max(2.0, 4 * batchPeriod) * 1000))
-            }
+            first = false
             decode(buf, bytes: n, scanChannels: scanChannels, timestamp: timestamp, hz: hz)
         }
     }

@@ -93,7 +93,7 @@ public enum SensorDiscovery {
         let path = SensorError.sysfsPath(id, file)
         switch IIOContext.readChannel(ch, attr) {
         case .failure(let e):
-            throw .io(SystemError(operation: "read", path: path, errno: e.code))
+            throw .io(SystemError(operation: "read", path: path, errno: e.code, fix: SensorError.sysfsFix(e.code)))
         case .success(let text):
             let t = text.trimmedSysfs
             guard let v = Double(t), v.isFinite, valid(v) else {

@@ -17,6 +17,14 @@ public enum SensorError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Buffered capture failed in a way that polling cannot replace.
     case buffer(device: String, operation: String, errno: Int32)
 
+    /// The fix for a failed access to a sysfs attribute or device node: only a permission problem has one.
+    ///
+    /// Reading `in_accel_*_raw` works for everyone on most drivers; writing attributes (sampling frequency,
+    /// trigger, buffer) and reading `/dev/iio:deviceN` need root, which the rotationd service runs as.
+    public static func sysfsFix(_ errno: Int32) -> String? {
+        errno == EACCES || errno == EPERM ? "run rotationd as root, as its systemd service does" : nil
+    }
+
     /// The sysfs path of attribute file `file` of IIO device `device`.
     public static func sysfsPath(_ device: String, _ file: String) -> String {
         "/sys/bus/iio/devices/\(device)/\(file)"
@@ -36,9 +44,7 @@ public enum SensorError: Error, Sendable, Hashable, CustomStringConvertible {
             return "sensor \(device) went away (no longer in /sys/bus/iio/devices)"
         case .buffer(let device, let operation, let e):
             var text = "cannot \(operation) the buffer of \(device) (/dev/\(device)): \(String(cString: strerror(e)))"
-            if e == EACCES || e == EPERM {
-                text += " (run as root, or install the rotationd udev rule so the iio group may read it)"
-            }
+            if let fix = SensorError.sysfsFix(e) { text += " (\(fix))" }
             return text
         }
     }

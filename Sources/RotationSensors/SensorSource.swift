@@ -33,8 +33,9 @@ public final class SensorSource: @unchecked Sendable {
         public var gyroscope: Bool = true
         /// Seconds between rescans while no sensor is available (udev events rescan sooner).
         public var rescanInterval: Double = 1
-        /// Seconds a new buffer may stay silent before capture falls back to polling.
-        public var firstDataTimeout: Double = 0.5
+        /// Seconds a buffer may stay silent, before or after its first data, before capture falls back to
+        /// polling (longer when the FIFO batch takes longer to fill).
+        public var bufferSilence: Double = 0.5
 
         /// The defaults: 50 Hz, with the gyroscope, rescanning every second, falling back after 500 ms.
         public init() {}
@@ -275,7 +276,7 @@ public final class SensorSource: @unchecked Sendable {
     private func session() -> SensorCapture.Outcome {
         let ctx: IIOContext
         let nothing = "no accelerometer found: looked for \(SensorDiscovery.lookingFor); waiting for one to appear"
-        do { ctx = try IIOContext(timeoutMilliseconds: UInt32(configuration.firstDataTimeout * 1000)) } catch {
+        do { ctx = try IIOContext(timeoutMilliseconds: UInt32(configuration.bufferSilence * 1000)) } catch {
             // Without any IIO device the directory itself is missing: that is the plain "nothing found" case.
             if case .context(let e) = error, e == ENOENT { return .absent(nothing) }
             return .absent("no accelerometer found: looked for \(SensorDiscovery.lookingFor) (\(error)); waiting for one to appear")

@@ -4,7 +4,9 @@ import Glibc
 import Musl
 #endif
 
-/// A failed system call: what was attempted, on which path, the errno, and how to fix it when known.
+/// A failed system call: what was attempted, on which path, the errno, and how to fix it when the caller knows.
+///
+/// The fix depends on what the file is (a sysfs attribute, a trace being recorded), so the caller supplies it.
 public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was being done, such as "open" or "read".
     public var operation: String
@@ -12,23 +14,21 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
     public var path: String
     /// The errno value.
     public var errno: Int32
+    /// What the user can do about it, or nil when there is nothing specific to say.
+    public var fix: String?
 
-    /// Creates an error from an errno value.
-    public init(operation: String, path: String, errno: Int32) {
+    /// Creates an error from an errno value, with the fix that fits this file and this errno (or none).
+    public init(operation: String, path: String, errno: Int32, fix: String? = nil) {
         self.operation = operation
         self.path = path
         self.errno = errno
+        self.fix = fix
     }
 
-    /// A one-line message naming the path, the failure and a fix where one is known.
+    /// A one-line message naming the path, the failure and the fix when there is one.
     public var description: String {
-        let reason = String(cString: strerror(errno))
-        var text = "cannot \(operation) \(path): \(reason)"
-        switch errno {
-        case EACCES, EPERM: text += " (run as root, or install the rotationd udev rule so the iio group may read it)"
-        case ENOENT: text += " (check the path)"
-        default: break
-        }
+        var text = "cannot \(operation) \(path): \(String(cString: strerror(errno)))"
+        if let fix { text += " (\(fix))" }
         return text
     }
 }

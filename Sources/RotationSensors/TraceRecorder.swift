@@ -19,7 +19,15 @@ public final class TraceRecorder: @unchecked Sendable {
     /// Creates or truncates `path`.
     public init(path: String) throws(SystemError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SystemError(operation: "create", path: path, errno: errno) }
+        guard fd >= 0 else {
+            let e = errno
+            let fix: String? = switch e {
+            case EACCES, EPERM, EROFS: "choose a file in a directory you may write to"
+            case ENOENT: "create its directory first"
+            default: nil
+            }
+            throw SystemError(operation: "create", path: path, errno: e, fix: fix)
+        }
         self.path = path
         out = OutputStreamFD(fd: fd)
     }

@@ -66,6 +66,24 @@ struct LiveSensorTests {
         #expect(r.rotations == [270], "\(r.transcript)")
     }
 
+    @Test("a buffer that goes silent after delivering is polled instead, and the rotation keeps following the device")
+    func bufferSilentLaterFallsBackToPolling() throws {
+        let node = "/dev/iio:device0"
+        let r = try UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+            ["feed", node, "<hhhxxq", [523, 13, 5], 50],
+            ["start"],
+            ["wait", Self.normal, 5],
+            ["feed-stop", node],
+            ["set", "iio:device0", Self.onda],
+            ["wait-err", "iio:device0: the buffer went silent for 500 ms; polling in_accel_\\*_raw at 50.0 Hz instead", 5],
+            ["wait", Self.rightUp, 5],
+            ["alive"],
+        ], arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.rotations == [0, 270], "\(r.transcript)")
+        #expect(!r.stdout.contains { $0.contains("\"sensor\":\"lost\"") }, "\(r.transcript)")
+    }
+
     @Test("per-channel scale and offset win over the shared ones, and the offset is added before scaling")
     func perChannelScaleAndOffset() throws {
         let r = try UmockdevRun.run(devices: ["scale-offset.umockdev"], steps: [
