@@ -1,6 +1,6 @@
 #!/bin/sh
 # Speed of the engine alone (engine-bench, in process, one core) and the wall time of `rotationd --replay`
-# over every shared trace. Also saved to Docs/bench-engine.txt.
+# over every shared trace. Also saved to Docs/bench-engine.txt, only when every run succeeded.
 #   SCRATCH  build directory (default .build)     TRACES  trace directory (default ../shared/traces)
 set -e
 cd "$(dirname "$0")/.."
@@ -12,7 +12,8 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 {
     echo "engine-bench (release, one core):"
-    "$SCRATCH/release/engine-bench" --seconds 2 | sed 's/^/  /'
+    "$SCRATCH/release/engine-bench" --seconds 2 > "$TMP/engine.txt"
+    sed 's/^/  /' "$TMP/engine.txt"
     if [ -d "$TRACES" ]; then
         n=$(ls "$TRACES"/*.csv | wc -l)
         lines=$(cat "$TRACES"/*.csv | wc -l)
@@ -26,6 +27,7 @@ trap 'rm -rf "$TMP"' EXIT
     else
         echo "no trace directory $TRACES; set TRACES=DIR to time rotationd --replay"
     fi
-} | tee "$TMP/report.txt"
+} > "$TMP/report.txt"
+cat "$TMP/report.txt"
 mkdir -p Docs
 cp "$TMP/report.txt" Docs/bench-engine.txt

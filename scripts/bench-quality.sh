@@ -1,7 +1,7 @@
 #!/bin/sh
 # Replays every shared trace through rotationd (accelerometer only, then fused with the gyroscope), scores
 # both with the shared scorer, and prints them beside the peers' published rules. Also saved to
-# Docs/bench-quality.txt.
+# Docs/bench-quality.txt, only when every replay and every scoring run succeeded.
 #   SCRATCH  build directory (default .build)     TRACES  trace directory (default ../shared/traces)
 set -e
 cd "$(dirname "$0")/.."
@@ -21,8 +21,10 @@ for f in "$TRACES"/*.csv; do
     "$BIN" --replay "$f" --no-gyro > "$TMP/accel/$n.jsonl"
     "$BIN" --replay "$f" > "$TMP/fused/$n.jsonl"
 done
+# Written to a file, not through a pipe: under set -e a failing scorer stops the script before the report
+# replaces Docs/bench-quality.txt.
 {
-    echo "rotationd $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $(ls "$TRACES"/*.csv | wc -l) traces in $TRACES"
+    echo "rotationd $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?'), $(ls "$TRACES"/*.csv | wc -l) traces in $(basename "$(dirname "$TRACES")")/$(basename "$TRACES")"
     echo
     python3 "$SCORE" "$TRACES" --events-dir "$TMP/accel" --json > "$TMP/rotationd-accel.json"
     python3 "$SCORE" "$TRACES" --events-dir "$TMP/fused" --json > "$TMP/rotationd-fused.json"
@@ -51,6 +53,7 @@ for label, f in rows:
 print()
 print("Latency runs from the start of the hold after a move; negative means the change came during the move.")
 PY
-} | tee "$TMP/report.txt"
+} > "$TMP/report.txt"
+cat "$TMP/report.txt"
 mkdir -p Docs
 cp "$TMP/report.txt" Docs/bench-quality.txt
