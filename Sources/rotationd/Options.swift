@@ -37,7 +37,8 @@ struct Options {
       --no-gyro             ignore gyroscope input, use the accelerometer alone
       --camera NAME:FACING:MOUNT
                             configure a camera (FACING is front, back or external; MOUNT in degrees);
-                            repeat for each; the default is front:front:90 and back:back:90
+                            repeat for each (at most 8, names unique and at most 32 bytes);
+                            the default is front:front:90 and back:back:90
       --set NAME=VALUE      set one filter threshold by name (repeatable); see Docs/algorithm.md
                             for the names, their meaning and defaults
       --list                list every accelerometer and gyroscope found, with calibration and capture mode
@@ -93,7 +94,15 @@ struct Options {
                     throw UsageError(description: "--rate \(text): expected a rate in Hz between 0.1 and 10000, such as 50")
                 }
                 o.rate = hz
-            case "--camera": o.cameras.append(try parseCamera(try value(a)))
+            case "--camera":
+                let camera = try parseCamera(try value(a))
+                guard !o.cameras.contains(where: { $0.name == camera.name }) else {
+                    throw UsageError(description: "--camera \(camera.name): a camera by that name is already configured; give each camera a different name")
+                }
+                guard o.cameras.count < maxCameras else {
+                    throw UsageError(description: "--camera \(camera.name): at most \(maxCameras) cameras can be configured")
+                }
+                o.cameras.append(camera)
             case "--set": try parseSetting(try value(a), into: &o.configuration)
             case "--serve": o.serve = true
             case "--socket": o.socket = try value(a); o.serve = true
@@ -165,12 +174,20 @@ struct Options {
         }
     }
 
+    /// The most cameras, and the longest camera name in bytes: every state line must stay within the
+    /// protocol's line limit.
+    static let maxCameras = 8
+    static let maxCameraNameBytes = 32
+
     static func parseCamera(_ s: String) throws(UsageError) -> Camera {
         let parts = s.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty,
               let facing = CameraFacing(rawValue: String(parts[1])),
               let mount = Int(parts[2]), mount % 90 == 0 else {
             throw UsageError(description: "--camera \(s): expected NAME:FACING:MOUNT, FACING one of front, back, external, MOUNT a multiple of 90 such as front:front:270")
+        }
+        guard parts[0].utf8.count <= maxCameraNameBytes else {
+            throw UsageError(description: "--camera \(s): the name is \(parts[0].utf8.count) bytes long; use at most \(maxCameraNameBytes)")
         }
         return Camera(name: String(parts[0]), facing: facing, mount: mount)
     }
