@@ -41,7 +41,7 @@ public struct SensorInventory: Sendable {
 ///
 /// The rules, in order, are in `Docs/sensors.md`: location from udev `ACCEL_LOCATION`, the `label`, the
 /// `location` attribute, else display; scale and offset per channel, else shared, else 1 and 0; mount matrix
-/// from udev, then the `mount_matrix`, `in_<type>_mount_matrix` and `in_mount_matrix` attributes, else identity.
+/// as `mountMatrix` says.
 public enum SensorDiscovery {
     /// What discovery looks for, for messages when nothing is found.
     public static let lookingFor =
@@ -186,27 +186,30 @@ public enum SensorDiscovery {
     }
 
     /// The first usable mount matrix among the sources, in order; a rejected one is logged once.
+    ///
+    /// An accelerometer: udev `ACCEL_MOUNT_MATRIX`, `mount_matrix`, `in_accel_mount_matrix`, `in_mount_matrix`.
+    /// A gyroscope on the accelerometer's device shares its chip's mounting: udev `ANGLVEL_MOUNT_MATRIX`, else
+    /// the accelerometer's final matrix (so a hwdb correction of the chip applies to both). A gyroscope on a
+    /// device of its own: udev `ANGLVEL_MOUNT_MATRIX`, its own attributes as for an accelerometer, else the
+    /// accelerometer's final matrix.
     static func mountMatrix(_ dev: OpaquePointer, id: String, kind: SensorDescription.Kind, firstChannel: OpaquePointer,
                             udev: UDevDatabase, accelerometer: SensorDescription?) -> (MountMatrix, String) {
         var candidates: [(source: String, read: () -> String?)] = []
         let sameDevice = accelerometer?.id == id
         let udevKey = kind == .accelerometer ? "ACCEL_MOUNT_MATRIX" : "ANGLVEL_MOUNT_MATRIX"
         candidates.append(("udev \(udevKey)", { udev.property(udevKey, device: id) }))
-        let deviceWide = kind == .accelerometer || !sameDevice
-        if deviceWide {
+        if kind == .accelerometer || !sameDevice {
             candidates.append(("mount_matrix", {
                 guard IIOContext.hasDeviceAttribute(dev, "mount_matrix"),
                       case .success(let t) = IIOContext.readDevice(dev, "mount_matrix") else { return nil }
                 return t
             }))
-        }
-        let channelFile = IIOContext.channelAttributeFile(firstChannel, "mount_matrix") ?? "in_\(kind.channelPrefix)_mount_matrix"
-        candidates.append((channelFile, {
-            guard IIOContext.hasChannelAttribute(firstChannel, "mount_matrix"),
-                  case .success(let t) = IIOContext.readChannel(firstChannel, "mount_matrix") else { return nil }
-            return t
-        }))
-        if deviceWide {
+            let channelFile = IIOContext.channelAttributeFile(firstChannel, "mount_matrix") ?? "in_\(kind.channelPrefix)_mount_matrix"
+            candidates.append((channelFile, {
+                guard IIOContext.hasChannelAttribute(firstChannel, "mount_matrix"),
+                      case .success(let t) = IIOContext.readChannel(firstChannel, "mount_matrix") else { return nil }
+                return t
+            }))
             candidates.append(("in_mount_matrix", { try? TextFile.read(SensorError.sysfsPath(id, "in_mount_matrix")) }))
         }
         for (source, read) in candidates {

@@ -238,7 +238,7 @@ struct LiveSensorTests {
         #expect(times == times.sorted() && times.count > 10)
     }
 
-    @Test("a buffered IMU: accelerometer and gyroscope come from the same scans, the gyroscope with its own matrix")
+    @Test("a buffered IMU: accelerometer and gyroscope come from the same scans; the gyroscope follows the hwdb matrix that corrects its chip, not its own attribute")
     func bufferedAccelerometerAndGyroscope() throws {
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-imu-\(UUID().uuidString).csv")
         defer { try? FileManager.default.removeItem(at: csv) }
@@ -256,12 +256,24 @@ struct LiveSensorTests {
         #expect(r.stderr.contains { $0.contains("as the display accelerometer, buffered, gyroscope iio:device0 (bmi323)") }, "\(r.transcript)")
         let rows = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n").dropFirst()
             .map { $0.split(separator: ",").compactMap { Double($0) } }
-        // Gyroscope raw (100, 200, 300) and then (−40, 50, 60), × 0.001, through its own "1, 0, 0; 0, 1, 0; 0, 0, -1".
+        // Gyroscope raw (100, 200, 300) and then (−40, 50, 60), × 0.001, through the udev ACCEL_MOUNT_MATRIX
+        // "0, -1, 0; -1, 0, 0; 0, 0, 1" (its in_anglvel_mount_matrix "1, 0, 0; 0, 1, 0; 0, 0, -1" would give
+        // (0.1, 0.2, −0.3) instead).
         let first = try #require(rows.first), last = try #require(rows.last)
-        #expect(abs(first[4] - 0.1) < 1e-6 && abs(first[5] - 0.2) < 1e-6 && abs(first[6] - -0.3) < 1e-6, "\(first)")
-        #expect(abs(last[4] - -0.04) < 1e-6 && abs(last[5] - 0.05) < 1e-6 && abs(last[6] - -0.06) < 1e-6, "\(last)")
+        #expect(abs(first[4] - -0.2) < 1e-6 && abs(first[5] - -0.1) < 1e-6 && abs(first[6] - 0.3) < 1e-6, "\(first)")
+        #expect(abs(last[4] - -0.05) < 1e-6 && abs(last[5] - 0.04) < 1e-6 && abs(last[6] - 0.06) < 1e-6, "\(last)")
         // The accelerometer went through the udev matrix: right edge up reads about (−g, 0, 0).
         #expect(abs(last[1] - -521 * 0.019163) < 1e-4, "\(last)")
+        let list = try UmockdevRun.run(devices: ["imu-buffered.umockdev"], steps: [["start"], ["sleep", 0.5]], arguments: ["--list"])
+        #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from the accelerometer's, udev ACCEL_MOUNT_MATRIX)"),
+                "\(list.transcript)")
+    }
+
+    @Test("a udev ANGLVEL_MOUNT_MATRIX wins for a gyroscope on the accelerometer's chip")
+    func udevGyroscopeMatrixWins() throws {
+        let list = try UmockdevRun.run(devices: ["imu-anglvel-udev.umockdev"], steps: [["start"], ["sleep", 0.5]], arguments: ["--list"])
+        #expect(list.stdout.contains("  mount matrix: 1, 0, 0; 0, -1, 0; 0, 0, -1 (from udev ANGLVEL_MOUNT_MATRIX)"), "\(list.transcript)")
+        #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from udev ACCEL_MOUNT_MATRIX)"), "\(list.transcript)")
     }
 
     @Test("with --serve the sensor is opened only while a client is connected, and sampling resumes for the next one")
