@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `rotationd --replay` as a command: malformed files, `--no-gyro`, `--realtime` and camera options.
+@Suite("rotationd --replay on the command line")
+struct ReplayCommandTests {
+    static func run(_ args: [String], in dir: ScratchDirectory, tag: String, timeout: Double = 20)
+        throws -> (status: Int32?, out: String, err: String, seconds: Double) {
+        let start = Date()
+        let c = try ChildProcess(PackagePaths.binary("rotationd"), args, in: dir, tag: tag)
+        let status = c.wait(timeout: timeout)
+        let seconds = Date().timeIntervalSince(start)
+        if status == nil { c.stop(SIGKILL) }
+        return (status, c.stdout, c.stderr, seconds)
+    }
+
+    /// `seconds` of upright then `seconds` of left edge up at 100 Hz, with gyroscope columns of zero rate.
+    static func gyroTrace(seconds: Double) -> String {
+        var text = "t,x,y,z,gx,gy,gz\n"
+        let n = Int(seconds * 100)
+        for i in 0..<(2 * n) {
+            let reading = i < n ? "0.1,-9.79,0.5" : "9.79,0.1,0.5"
+            text += String(format: "%.3f,", Double(i) / 100) + reading + ",0.001,-0.002,0.001\n"
+        }
+        return text
+    }
+
+    /// Malformed traces: content, the line the problem is on, and a word the reason must contain. Each has
+    /// valid samples before the bad line, which must not be printed.
+    static let malformed: [(name: String, text: String, line: Int, reason: String)] = [
+        ("header", "time,x,y,z\n0,0,-9.8,0\n", 1, "header"),
+        ("fields", "t,x,y,z\n0,0,-9.8,0\n0.01,0,-9.8,0\n0.02,0,-9.8\n", 4, "3 fields"),
+        ("number", "t,x,y,z\n0,0,-9.8,0\n0.01,0,ten,0\n", 3, "field y"),
+        ("nan", "t,x,y,z,gx,gy,gz\n0,0,-9.8,0,0,0,0\n0.01,0,-9.8,0,nan,0,0\n", 3, "field gx"),
+        ("backwards", "t,x,y,z\n0,0,-9.8,0\n0.02,0,-9.8,0\n0.01,0,-9.8,0\n", 4, "backwards"),
+        ("partial-gyro", "t,x,y,z,gx,gy,gz\n0,0,-9.8,0,0,0,0\n0.01,0,-9.8,0,0.1,,\n", 3, "all three empty"),
+        ("empty", "", 1, "no header"),
+    ]
+
+    @Test("a malformed trace exits 2 naming the file, the line and the problem, and prints nothing",
+          arguments: malformed.map(\.name))
+    func malformedTrace(_ name: String) throws {
+        let entry = try #require(Self.malformed.first { $0.name == name })
+        let dir = try ScratchDirectory()
+        let path = dir.path("\(name).csv")
+        try entry.text.write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try Self.run(["--replay", path], in: dir, tag: name)
+        #expect(r.status == 2)
+        #expect(r.err.contains(path), "\(r.err)")
+        #expect(r.err.contains("line \(entry.line):"), "\(r.err)")
+        #expect(r.err.contains(entry.reason), "\(r.err)")
+        #expect(r.out.isEmpty)
+    }
+
+    @Test("a bad line at the end of a long trace is found before any state is printed")
+    func wholeFileValidatedFirst() throws {
+        let dir = try ScratchDirectory()
+        let path = dir.path("late.csv")
+        var text = Self.gyroTrace(seconds: 2)
+        text += "4.0,0,-9.8\n"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try Self.run(["--replay", path], in: dir, tag: "late")
+        #expect(r.status == 2)
+        #expect(r.err.contains("\(path): line 402:"), "\(r.err)")
+        #expect(r.out.isEmpty)
+        // The same trace without the bad line does publish.
+        try Self.gyroTrace(seconds: 2).write(toFile: path, atomically: true, encoding: .utf8)
+        let good = try Self.run(["--replay", path], in: dir, tag: "good")
+        #expect(good.status == 0)
+        #expect(good.out.contains("\"orientation\":\"left-up\""))
+    }
+
+    @Test("a trace file that cannot be read exits 2 naming it")
+    func missingTrace() throws {
+        let dir = try ScratchDirectory()
+        let path = dir.path("absent.csv")
+        let r = try Self.run(["--replay", path], in: dir, tag: "absent")
+        #expect(r.status == 2)
+        #expect(r.err.contains(path))
+        #expect(r.out.isEmpty)
+    }
+
+    @Test("--no-gyro replays a gyroscope trace on the accelerometer alone")
+    func noGyro() throws {
+        let dir = try ScratchDirectory()
+        let path = dir.path("gyro.csv")
+        try Self.gyroTrace(seconds: 1).write(toFile: path, atomically: true, encoding: .utf8)
+        let fused = try Self.run(["--replay", path], in: dir, tag: "fused")
+        let plain = try Self.run(["--replay", path, "--no-gyro"], in: dir, tag: "plain")
+        #expect(fused.status == 0 && plain.status == 0)
+        let fusedLines = fused.out.split(separator: "\n")
+        let plainLines = plain.out.split(separator: "\n")
+        #expect(!fusedLines.isEmpty && !plainLines.isEmpty)
+        #expect(fusedLines.allSatisfy { $0.contains("\"inputs\":\"accel+gyro\"") })
+        #expect(plainLines.allSatisfy { $0.contains("\"inputs\":\"accel\"") })
+        // Both reach the same rotation.
+        #expect(fusedLines.last?.contains("\"orientation\":\"left-up\"") == true)
+        #expect(plainLines.last?.contains("\"orientation\":\"left-up\"") == true)
+    }
+
+    @Test("--realtime paces the replay by the trace's timestamps; without it the replay runs flat out")
+    func realtime() throws {
+        let dir = try ScratchDirectory()
+        let path = dir.path("second.csv")
+        // 0.99 s from the first sample to the last.
+        try Self.gyroTrace(seconds: 0.5).write(toFile: path, atomically: true, encoding: .utf8)
+        let paced = try Self.run(["--replay", path, "--realtime"], in: dir, tag: "paced")
+        #expect(paced.status == 0)
+        #expect(paced.seconds >= 0.9, "took \(paced.seconds) s")
+        #expect(!paced.out.isEmpty)
+        let flat = try Self.run(["--replay", path], in: dir, tag: "flat")
+        #expect(flat.status == 0)
+        #expect(flat.out == paced.out)
+    }
+
+    @Test("--camera refuses a repeated name, an over-long name and a ninth camera; eight long names fit a line")
+    func cameraLimits() throws {
+        let dir = try ScratchDirectory()
+        let path = dir.path("t.csv")
+        try Self.gyroTrace(seconds: 0.5).write(toFile: path, atomically: true, encoding: .utf8)
+        let twice = try Self.run(["--replay", path, "--camera", "cam:front:0", "--camera", "cam:back:90"], in: dir, tag: "twice")
+        #expect(twice.status == 2)
+        #expect(twice.err.contains("cam") && twice.err.contains("already configured"), "\(twice.err)")
+        let long = String(repeating: "x", count: 33)
+        let tooLong = try Self.run(["--replay", path, "--camera", "\(long):front:0"], in: dir, tag: "long")
+        #expect(tooLong.status == 2)
+        #expect(tooLong.err.contains("at most 32"), "\(tooLong.err)")
+        let nine = (1...9).flatMap { ["--camera", "c\($0):front:0"] }
+        let many = try Self.run(["--replay", path] + nine, in: dir, tag: "many")
+        #expect(many.status == 2)
+        #expect(many.err.contains("at most 8"), "\(many.err)")
+        #expect(twice.out.isEmpty && tooLong.out.isEmpty && many.out.isEmpty)
+        // Eight 32-byte names made of characters JSON must escape still keep each line within 4096 bytes.
+        let eight = (0..<8).flatMap { i in
+            ["--camera", String(repeating: "\u{1}", count: 31) + "\(i):external:270"]
+        }
+        let fits = try Self.run(["--replay", path] + eight, in: dir, tag: "eight")
+        #expect(fits.status == 0, "\(fits.err)")
+        let lines = fits.out.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0.utf8.count < 4096 })
+    }
+}
