@@ -30,6 +30,6 @@ let package = Package(
         .executableTarget(name: "fanout-bench", dependencies: ["RotationEngine", "RotationService"]),
         .testTarget(name: "RotationEngineTests", dependencies: ["RotationEngine"]),
         .testTarget(name: "RotationSensorsTests", dependencies: ["RotationEngine", "RotationSensors"]),
-        .testTarget(name: "RotationServiceTests", dependencies: ["RotationEngine", "RotationClient"]),
+        .testTarget(name: "RotationServiceTests", dependencies: ["RotationEngine", "RotationClient", "RotationService"]),
     ]
 )

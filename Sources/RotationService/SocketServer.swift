@@ -29,6 +29,10 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     }
 
     private static let inboxLimit = 8192
+    /// Connections accepted in one pass of the loop, so a connection storm cannot starve the clients.
+    static let acceptsPerPass = 64
+    /// The longest sensor description `hello` carries; longer ones keep their end.
+    public static let maxSensorDescriptionBytes = 256
 
     private let listener: ListeningSocket
     private let identity: Identity
@@ -36,11 +40,16 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     private let samplesGroup: UInt32?
     private let notifier: SystemdNotifier?
     private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// The pipe's write end, -1 once closed; publishers write under this lock, so a closed number that the
+    /// system hands out again is never written to.
+    private let wakeWrite: Mutex<Int32>
     private let inbox = Mutex<[Item]>([])
     private let sampleSubscribers = Atomic<Int>(0)
     private let connectedCount = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
+    private let acceptStop = Atomic<Int>(0) // 0 accepting, 1 asked to stop, 2 listener closed by the loop
+    private let loopFailure = Mutex<String?>(nil)
+    private var failureObserver: (@Sendable (String) -> Void)?
     private var thread: ServiceThread?
     private let sensorName: Mutex<String?>
     private var clientObserver: (@Sendable (Bool) -> Void)?
@@ -50,7 +59,10 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     private var nextKey: UInt64 = 1
     private var latest: StateEvent
     private var listenerPaused = false
+    private var listenerClosed = false
     private var now = 0.0
+    private var refusedSinceLog = 0
+    private var lastRefusalLog = -Double.infinity
 
     /// Creates a server on `listener`; call `start()` to begin accepting.
     ///
@@ -60,18 +72,57 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     ///   - notifier: when set, WATCHDOG=1 is sent from the event loop at the interval systemd asked for.
     public init(listener: ListeningSocket, identity: Identity, initial: StateEvent, limits: ServerLimits = ServerLimits(),
                 samplesGroup: UInt32? = nil, notifier: SystemdNotifier? = nil) throws(ServiceError) {
+        try SocketServer.checkLineLengths(cameras: identity.cameras)
         self.listener = listener
         self.identity = identity
         self.latest = initial
         self.limits = limits
         self.samplesGroup = samplesGroup
         self.notifier = notifier
-        self.sensorName = Mutex(identity.sensor)
+        self.sensorName = Mutex(identity.sensor.map(SocketServer.bounded))
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw .system(operation: "create", path: "wake-up pipe", errno: errno) }
         for fd in fds { SocketServer.makeNonBlocking(fd) }
         wakeRead = fds[0]
-        wakeWrite = fds[1]
+        wakeWrite = Mutex(fds[1])
+    }
+
+    /// Checks that no line the service can send for `cameras` exceeds the protocol's limit: a `hello` with
+    /// the longest sensor description and every event type, and a `state` with the longest value of every
+    /// member.
+    public static func checkLineLengths(cameras: [Camera]) throws(ServiceError) {
+        let hello = Hello(version: ServiceVersion.current, sensor: String(repeating: "\u{1}", count: maxSensorDescriptionBytes / 6),
+                          cameras: cameras, events: EventType.allCases, samplesAllowed: true)
+        let helloBytes = hello.jsonLine.utf8.count
+        guard helloBytes <= ClientCommand.maxLineBytes else {
+            throw .lineTooLong(message: "hello", bytes: helloBytes, cameras: cameras.count)
+        }
+        let longest = DeviceState(rotation: .rightUp, tilt: .tiltedDown, flat: false, inputs: .accelGyro)
+        let state = StateEvent(seq: Int.max, time: -1e12, state: longest, cameras: cameras, sensor: .lost, missed: Int.max)
+        let stateBytes = state.jsonLine.utf8.count
+        guard stateBytes <= ClientCommand.maxLineBytes else {
+            throw .lineTooLong(message: "state", bytes: stateBytes, cameras: cameras.count)
+        }
+    }
+
+    private static func quotedBytes(_ s: String) -> Int {
+        var out = ""
+        JSONWriter.appendString(s, to: &out)
+        return out.utf8.count
+    }
+
+    /// `description` cut to `maxSensorDescriptionBytes` (after JSON escaping at worst), keeping its end,
+    /// which for a path names the file.
+    static func bounded(_ description: String) -> String {
+        let budget = maxSensorDescriptionBytes / 6
+        guard description.utf8.count > budget && quotedBytes(description) > maxSensorDescriptionBytes else { return description }
+        var tail = ""
+        for ch in description.unicodeScalars.reversed() {
+            let next = String(ch) + tail
+            if quotedBytes("…" + next) > maxSensorDescriptionBytes { break }
+            tail = next
+        }
+        return "…" + tail
     }
 
     private static func makeNonBlocking(_ fd: Int32) {
@@ -84,14 +135,25 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
 
     /// Changes what `hello` reports as the sensor (for instance when a live sensor appears or goes away).
     public func setSensorDescription(_ description: String?) {
-        sensorName.withLock { $0 = description }
+        let value = description.map(SocketServer.bounded)
+        sensorName.withLock { $0 = value }
     }
 
     /// Registers `observer`, called on the server's thread with true for each client that connects and
     /// false for each that leaves, so an input can run only while someone listens. Call before `start()`.
+    /// It is not called once `stopAccepting()` has returned.
     public func observeClients(_ observer: @escaping @Sendable (Bool) -> Void) {
         clientObserver = observer
     }
+
+    /// Registers `observer`, called once on the server's thread if the event loop fails and stops (the
+    /// service can then no longer serve anyone and should exit). Call before `start()`.
+    public func observeFailure(_ observer: @escaping @Sendable (String) -> Void) {
+        failureObserver = observer
+    }
+
+    /// Why the event loop failed, or nil while it runs or after a normal stop.
+    public var failure: String? { loopFailure.withLock { $0 } }
 
     /// Starts the event loop on its own thread.
     public func start() {
@@ -120,19 +182,47 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     }
 
     private func wake() {
-        var one: UInt8 = 1
-        _ = Glibc.write(wakeWrite, &one, 1)
+        wakeWrite.withLock { fd in
+            guard fd >= 0 else { return }
+            var one: UInt8 = 1
+            _ = Glibc.write(fd, &one, 1)
+        }
+    }
+
+    /// Stops accepting connections: the listening socket is closed (its file removed when this process
+    /// created it) and the client observer is not called again. Connected clients are still served.
+    /// Returns once the event loop has done so; call before stopping the input, so that no connection
+    /// arriving during shutdown starts it again.
+    public func stopAccepting() {
+        guard acceptStop.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else { return }
+        guard thread != nil else { closeListener(); acceptStop.store(2, ordering: .releasing); return }
+        wake()
+        // The loop closes the listener on its next pass; it ends promptly, or has ended already.
+        var waited = 0
+        while acceptStop.load(ordering: .acquiring) != 2 && waited < 2000 && failure == nil {
+            usleep(1000)
+            waited += 1
+        }
+    }
+
+    private func closeListener() {
+        guard !listenerClosed else { return }
+        listenerClosed = true
+        listener.close()
     }
 
     /// Stops the loop, disconnects every client and closes the listening socket (removing its file when
-    /// this process created it).
+    /// this process created it). Nothing is published after this.
     public func close() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         wake()
         thread?.join()
-        listener.close()
+        closeListener()
         Glibc.close(wakeRead)
-        Glibc.close(wakeWrite)
+        wakeWrite.withLock { fd in
+            if fd >= 0 { Glibc.close(fd) }
+            fd = -1
+        }
     }
 
     // MARK: Event loop
@@ -146,10 +236,15 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         if nextWatchdog.isFinite { notifier?.send("WATCHDOG=1") }
         let readable = Int16(POLLIN), writable = Int16(POLLOUT)
         while !stopping.load(ordering: .acquiring) {
+            if !listenerClosed && acceptStop.load(ordering: .acquiring) == 1 {
+                closeListener()
+                clientObserver = nil
+                acceptStop.store(2, ordering: .releasing)
+            }
             fds.removeAll(keepingCapacity: true)
             owners.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: wakeRead, events: readable, revents: 0))
-            fds.append(pollfd(fd: listenerPaused ? -1 : listener.fd, events: readable, revents: 0))
+            fds.append(pollfd(fd: listenerPaused || listenerClosed ? -1 : listener.fd, events: readable, revents: 0))
             // Sleep until something happens. Only a stalled client, a paused listener or the systemd watchdog
             // needs a timer, so an idle service makes no periodic wake-ups.
             var stuckCheck = Double.infinity
@@ -165,8 +260,14 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
             let n = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), wait) }
             now = MonotonicTime.now()
             if n < 0 {
-                if errno == EINTR { continue }
-                Log.error("event loop: poll failed: \(String(cString: strerror(errno))); clients are no longer served")
+                let e = errno
+                if e == EINTR { continue }
+                let why = "the event loop's poll() failed: \(String(cString: strerror(e))); no client can be served, so the service stops"
+                Log.error(why)
+                loopFailure.withLock { $0 = why }
+                closeListener()
+                acceptStop.store(2, ordering: .releasing)
+                failureObserver?(why)
                 break
             }
             if n > 0 {
@@ -192,7 +293,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     }
 
     private func acceptAll() {
-        while true {
+        for _ in 0..<SocketServer.acceptsPerPass {
             let fd = accept(listener.fd, nil, nil)
             if fd < 0 {
                 let e = errno
@@ -207,8 +308,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
                 return
             }
             if clients.count >= limits.maxClients {
-                Glibc.close(fd)
-                Log.warning("refused a client: \(limits.maxClients) clients are already connected")
+                refuse(fd)
                 continue
             }
             SocketServer.makeNonBlocking(fd)
@@ -226,6 +326,19 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
             c.enqueueReply(hello(for: c).jsonLine)
             c.enqueueReply(latest.jsonLine)
             flush(c)
+        }
+    }
+
+    /// Tells a connection beyond `maxClients` why it is closed, and logs refusals at most once a second.
+    private func refuse(_ fd: Int32) {
+        var text = ErrorMessage(.tooManyClients, "\(limits.maxClients) clients are connected, the most this service serves; try again later").jsonLine + "\n"
+        _ = text.withUTF8 { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+        Glibc.close(fd)
+        refusedSinceLog += 1
+        if now - lastRefusalLog >= 1 {
+            Log.warning("refused \(refusedSinceLog) client\(refusedSinceLog == 1 ? "" : "s"): \(limits.maxClients) clients are already connected")
+            refusedSinceLog = 0
+            lastRefusalLog = now
         }
     }
 

@@ -16,6 +16,8 @@ public struct ErrorMessage: Error, Sendable, Hashable, CustomStringConvertible {
         case lineTooLong = "line-too-long"
         /// The client sent commands faster than allowed, or did not read its replies; the connection closes.
         case flood
+        /// The service already serves as many clients as it allows; the connection closes at once.
+        case tooManyClients = "too-many-clients"
         /// The client read nothing of its pending output for too long; the connection closes. Sent only
         /// when the socket has room for it at that moment.
         case stuck
