@@ -22,11 +22,17 @@ struct Serve {
         let feed = ReplayFeeder(samples: trace.samples, realtime: options.realtime || options.serve, speed: options.speed,
                                 ignoreGyro: options.noGyro, sensorDescription: "replay:\(path)")
         guard options.serve else {
-            let publisher = Publisher(outputs: [StandardOutputPrinter()])
+            let printer = StandardOutputPrinter(mode: .complete)
+            let publisher = Publisher(outputs: [printer])
             let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
                                       cameras: options.cameras, sensor: .ok, publisher: publisher)
             feed.run(runner)
             publisher.close()
+            // A partial output must never pass as a whole one.
+            if let why = printer.failure {
+                Log.error("the replay's output is incomplete: writing standard output failed (\(why))")
+                return 1
+            }
             return 0
         }
         return serve(feed)
@@ -88,23 +94,43 @@ struct Serve {
             return 1
         }
         var outputs: [any PublisherOutput] = [server]
-        if options.print { outputs.append(StandardOutputPrinter()) }
+        // Printing beside the socket must never hold up the input, and through it the clients.
+        let printer = options.print ? StandardOutputPrinter(mode: .bounded(queueLimit: 1024)) : nil
+        if let printer { outputs.append(printer) }
         let publisher = Publisher(outputs: outputs)
         let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
                                   cameras: options.cameras, sensor: startStatus, publisher: publisher)
         live?.attach(to: server)
         let how = listener.activated ? "socket-activated" : "mode \(String(options.socketMode, radix: 8))"
         Log.info("serving on \(listener.path) (\(how)); sensor \(feed.sensorDescription ?? "none found yet"); cameras \(options.cameras.map(\.name).joined(separator: ", "))")
+        // A failed event loop serves nobody: wake the main thread to stop with an error.
+        let mainThread = pthread_self()
+        server.observeFailure { _ in pthread_kill(mainThread, SIGTERM) }
         feed.start(runner)
         server.start()
         notifier?.send("READY=1\nSTATUS=Serving on \(listener.path)")
 
         var signo: Int32 = 0
         while sigwait(&blocked, &signo) != 0 {}
-        Log.info("received \(signo == SIGTERM ? "SIGTERM" : "SIGINT"); shutting down")
+        let failure = server.failure
+        if let failure {
+            notifier?.send("STATUS=Failed: \(failure)")
+        } else {
+            Log.info("received \(signo == SIGTERM ? "SIGTERM" : "SIGINT"); shutting down")
+        }
         notifier?.send("STOPPING=1\nSTATUS=Shutting down")
+        // No new client from here on, so none can start the input again while it stops.
+        server.stopAccepting()
         feed.stop()
         publisher.close()
+        if let why = printer?.failure {
+            Log.error("stopped; standard output was incomplete (writing it failed: \(why))")
+            return 1
+        }
+        if failure != nil {
+            Log.error("stopped after the event loop failed")
+            return 1
+        }
         Log.info("stopped")
         return 0
     }

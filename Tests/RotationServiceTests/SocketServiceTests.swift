@@ -295,6 +295,20 @@ struct SocketServiceTests {
         #expect(tight.stderr.contains("the open-file limit is 1000"), "\(tight.stderr)")
     }
 
+    @Test("a replay whose output cannot be written (/dev/full) exits non-zero and says the output is incomplete")
+    func replayToFullDevice() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 4, hold: 0.4)
+        let child = try ChildProcess("/bin/sh", ["-c", "exec \"$0\" --replay \"$1\" > /dev/full", PackagePaths.binary("rotationd"), trace],
+                                     in: dir, tag: "full")
+        let status = child.wait(timeout: 30)
+        #expect(status == 1, "\(child.stderr)")
+        #expect(child.stderr.contains("No space left on device") && child.stderr.contains("incomplete"), "\(child.stderr)")
+        let whole = try ChildProcess(PackagePaths.binary("rotationd"), ["--replay", trace], in: dir, tag: "whole")
+        #expect(whole.wait(timeout: 30) == 0 && whole.stdout.split(separator: "\n").count >= 4)
+    }
+
     @Test("ROTATIOND_SOCKET chooses the path when --serve is given without --socket")
     func environmentSocketPath() throws {
         let dir = try ScratchDirectory()
