@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages rotationd builds, tests and runs with. Safe to run again.
 set -e
-PKGS="libiio-dev libudev-dev umockdev python3-gi gir1.2-umockdev-1.0 systemd libiio-utils make socat"
+PKGS="libiio-dev libudev-dev umockdev python3-gi gir1.2-umockdev-1.0 systemd libiio-utils make socat locales"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
