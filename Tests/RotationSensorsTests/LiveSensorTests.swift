@@ -249,6 +249,47 @@ struct LiveSensorTests {
         #expect(times == times.sorted() && times.count > 10)
     }
 
+    @Test("a trace recorded from the live sensor replays to the same published changes, at the same times")
+    func recordThenReplay() throws {
+        let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-roundtrip-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: csv) }
+        let live = try UmockdevRun.run(devices: ["polled.umockdev"], steps: [
+            ["start"],
+            ["wait", Self.normal, 5],
+            ["set", "iio:device0", Self.onda],
+            ["wait", Self.rightUp, 5],
+            ["set", "iio:device0", ["in_accel_x_raw": -523, "in_accel_y_raw": 0, "in_accel_z_raw": 5]],
+            ["wait", Self.bottomUp, 5],
+            ["sleep", 0.3],
+        ], arguments: ["--print", "--record", csv.path])
+        #expect(live.failure == nil && live.status == 0, "\(live.transcript)")
+        #expect(live.rotations == [0, 270, 180], "\(live.transcript)")
+
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: UmockdevRun.binDir + "/rotationd")
+        p.arguments = ["--replay", csv.path]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let replayed = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+
+        // The live run's changes of the engine's state (its first event only says the sensor is ok).
+        func decision(_ e: [String: Any]) -> String {
+            "\(e["rotation"] ?? "-") \(e["tilt"] ?? "-") \(e["flat"] ?? "-") \(e["inputs"] ?? "-")"
+        }
+        let liveChanges = live.events.filter { $0["type"] as? String == "state" && $0["sensor"] as? String == "ok" }.dropFirst()
+        #expect(liveChanges.count >= 3, "\(live.transcript)")
+        #expect(liveChanges.map(decision) == replayed.map(decision), "live:\n\(live.transcript)\nreplayed: \(replayed)")
+        let liveTimes = liveChanges.compactMap { $0["t"] as? Double }, replayTimes = replayed.compactMap { $0["t"] as? Double }
+        #expect(liveTimes.count == replayTimes.count && zip(liveTimes, replayTimes).allSatisfy { abs($0 - $1) < 1e-3 },
+                "\(liveTimes) vs \(replayTimes)")
+    }
+
     @Test("a buffered IMU: accelerometer and gyroscope come from the same scans; the gyroscope follows the hwdb matrix that corrects its chip, not its own attribute")
     func bufferedAccelerometerAndGyroscope() throws {
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-imu-\(UUID().uuidString).csv")
