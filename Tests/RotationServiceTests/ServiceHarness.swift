@@ -75,6 +75,7 @@ final class ChildProcess {
         env.removeValue(forKey: "LISTEN_FDS")
         env.removeValue(forKey: "LISTEN_PID")
         env.removeValue(forKey: "NO_COLOR")
+        env.removeValue(forKey: "JOURNAL_STREAM")
         for (k, v) in environment { env[k] = v }
         process.environment = env
         stdoutURL = dir.url.appendingPathComponent("\(tag).out")
