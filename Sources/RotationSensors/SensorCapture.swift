@@ -202,6 +202,11 @@ final class SensorCapture {
         let hz = accel.frequency?.chosen ?? rate
         let batchPeriod = Double(accel.batch) / hz
         let silence = max(source.configuration.bufferSilence, 2 * batchPeriod)
+        // Where each channel's first value sits from the start of the data: fixed for the buffer's life, so
+        // worked out once; the start itself may move between refills (libiio's mmap mode swaps blocks).
+        let base = Int(bitPattern: iio_buffer_start(buf))
+        let offsets = scanChannels.map { Int(bitPattern: iio_buffer_first(buf, $0)) - base }
+        let tsOffset = timestamp.map { Int(bitPattern: iio_buffer_first(buf, $0)) - base }
         ctx.setTimeout(milliseconds: UInt32(silence * 1000))
         var first = true
         while true {
@@ -221,7 +226,7 @@ final class SensorCapture {
                 return .failed(.buffer(device: id, operation: "read", errno: e))
             }
             first = false
-            decode(buf, bytes: n, scanChannels: scanChannels, timestamp: timestamp, hz: hz)
+            decode(buf, bytes: n, scanChannels: scanChannels, offsets: offsets, timestamp: timestamp, tsOffset: tsOffset, hz: hz)
         }
     }
 
@@ -248,21 +253,21 @@ final class SensorCapture {
         return Int64(bitPattern: out)
     }
 
-    private func decode(_ buf: OpaquePointer, bytes: Int, scanChannels: [OpaquePointer], timestamp: OpaquePointer?, hz: Double) {
+    private func decode(_ buf: OpaquePointer, bytes: Int, scanChannels: [OpaquePointer], offsets: [Int],
+                        timestamp: OpaquePointer?, tsOffset: Int?, hz: Double) {
         let step = iio_buffer_step(buf)
-        guard step > 0 else { return }
+        guard step > 0, let data = iio_buffer_start(buf).map(UnsafeRawPointer.init) else { return }
         let count = bytes / step
         guard count > 0 else { return }
-        let starts = scanChannels.map { UnsafeRawPointer(iio_buffer_first(buf, $0)!) }
-        let tsStart = timestamp.map { UnsafeRawPointer(iio_buffer_first(buf, $0)!) }
+        let tsStart = tsOffset.map { data + $0 }
         let now = MonotonicClock.now()
         let lastStamp = tsStart.map { SensorCapture.timestampValue(timestamp!, $0 + (count - 1) * step) }
         let separateGyro = gyroInScan ? nil : polledGyro()
         for i in 0..<count {
             let off = i * step
-            let a = Vector3(SensorCapture.value(scanChannels[0], starts[0] + off),
-                            SensorCapture.value(scanChannels[1], starts[1] + off),
-                            SensorCapture.value(scanChannels[2], starts[2] + off))
+            let a = Vector3(SensorCapture.value(scanChannels[0], data + offsets[0] + off),
+                            SensorCapture.value(scanChannels[1], data + offsets[1] + off),
+                            SensorCapture.value(scanChannels[2], data + offsets[2] + off))
             var time = now - Double(count - 1 - i) / hz
             if let tsStart, let lastStamp {
                 let age = Double(lastStamp - SensorCapture.timestampValue(timestamp!, tsStart + off)) * 1e-9
@@ -272,9 +277,9 @@ final class SensorCapture {
             lastTime = time
             var sample = Sample(time: time, acceleration: accel.calibration.apply(raw: a))
             if gyroInScan, let gyro {
-                let g = Vector3(SensorCapture.value(scanChannels[3], starts[3] + off),
-                                SensorCapture.value(scanChannels[4], starts[4] + off),
-                                SensorCapture.value(scanChannels[5], starts[5] + off))
+                let g = Vector3(SensorCapture.value(scanChannels[3], data + offsets[3] + off),
+                                SensorCapture.value(scanChannels[4], data + offsets[4] + off),
+                                SensorCapture.value(scanChannels[5], data + offsets[5] + off))
                 sample.angularVelocity = gyro.calibration.apply(raw: g)
             } else {
                 sample.angularVelocity = separateGyro
