@@ -60,7 +60,6 @@ public struct OrientationEngine: Sendable {
         } else {
             lowPass.update(a, dt: dt, timeConstant: c.smoothingTime)
         }
-        stillness.update(lowPass.gravity, dt: dt, timeConstant: c.rateSmoothingTime)
         lastTime = t
         let magnitude = a.length
         let moving = magnitude > limits.maxMagnitude || magnitude < limits.minMagnitude
@@ -72,6 +71,9 @@ public struct OrientationEngine: Sendable {
         // break.
         var fused = false
         if let w = sample.angularVelocity, w.x.isFinite, w.y.isFinite, w.z.isFinite {
+            // Only bias learning uses it, so it is tracked on gyroscope samples alone. Across a missing
+            // reading it over-states the rate for one sample, which only pauses learning.
+            stillness.update(lowPass.gravity, dt: dt, timeConstant: c.rateSmoothingTime)
             if !fusion.seeded || t - lastGyroTime > c.gyroTimeout {
                 fusion.reset(to: lowPass.gravity, magnitude: c.gravity)
             } else {
