@@ -52,7 +52,7 @@ public struct SensorDescription: Sendable, Hashable {
     public var location: Location
     /// What decided the location, such as `udev ACCEL_LOCATION=base` or `label accel-display`.
     public var locationSource: String
-    /// The ids of the device's input channels, in libiio's order.
+    /// The ids of the device's input channels (without the mount pseudo-channel), sorted by id.
     public var channels: [String]
     /// Scale, offset and mount matrix, with their sources.
     public var calibration: SensorCalibration
