@@ -248,6 +248,28 @@ struct SocketServiceTests {
         }
     }
 
+    @Test("journal priority prefixes appear only when standard error is the stream JOURNAL_STREAM names")
+    func journalPrefixes() throws {
+        let dir = try ScratchDirectory()
+        let trace = dir.path("t.csv")
+        try SyntheticTraces.turns(to: trace, lead: 0.5, count: 1, hold: 0.4)
+        // The shell creates the log file, then names it (or another file) in JOURNAL_STREAM as systemd would.
+        func log(naming target: String, tag: String) throws -> String {
+            let file = dir.path("\(tag).log")
+            let script = ": > \"$2\"; JOURNAL_STREAM=$(stat -c %d:%i \"$3\") exec \"$0\" --replay \"$1\" --socket \"$4\" 2>>\"$2\""
+            let child = try ChildProcess("/bin/sh", ["-c", script, PackagePaths.binary("rotationd"), trace, file,
+                                                     target == "self" ? file : trace, dir.path("\(tag).sock")], in: dir, tag: tag)
+            let deadline = Date().addingTimeInterval(10)
+            while !FileManager.default.fileExists(atPath: dir.path("\(tag).sock")) && Date() < deadline { usleep(10_000) }
+            #expect(child.stop() == 0)
+            return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        }
+        let journal = try log(naming: "self", tag: "journal")
+        #expect(journal.hasPrefix("<6>rotationd: info: "), "\(journal)")
+        let other = try log(naming: "other", tag: "other")
+        #expect(other.hasPrefix("rotationd: info: ") && !other.contains("<6>"), "an inherited JOURNAL_STREAM for another file: \(other)")
+    }
+
     @Test("SIGINT also shuts down cleanly")
     func sigintShutdown() throws {
         let dir = try ScratchDirectory()
