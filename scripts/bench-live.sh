@@ -22,11 +22,13 @@ trap 'rm -rf "$OUT"' EXIT
 SOCK=$OUT/rotationd.sock
 
 echo "rotationd live input, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cores"
-echo "binary: $BIN_DIR/rotationd ($(du -k "$BIN_DIR/rotationd" | cut -f1) KiB), run as: rotationd --serve --socket SOCK --rate 50"
+echo "binary: rotationd $(git rev-parse --short HEAD 2>/dev/null || echo '?'), release build with --static-swift-stdlib ($(du -k "$BIN_DIR/rotationd" | cut -f1) KiB), run as: rotationd --serve --socket SOCK --rate 50"
 echo "trace: $(basename "$TRACE") played at 50 Hz in a loop; one client connected to the socket; ${SECONDS_EACH} s measured per mode"
 echo "wake-ups: voluntary + involuntary context switches of all of rotationd's threads; CPU from /proc/PID/task/*/schedstat"
 echo "threads: rotationd-iio is the sensor thread; rotationd is the socket service's event loop"
 echo "the figures include the cost of umockdev's LD_PRELOAD redirection of every sysfs and /dev access"
+echo "buffered: the emulated part has a hardware FIFO, so rotationd sets a watermark of 5 samples; umockdev's PTY"
+echo "  has no watermark, so the feeder writes scans 5 at a time, as the kernel would hand them over"
 echo
 
 # run MODE FIXTURE TARGET BURST CLIENT(yes|no)
@@ -57,4 +59,5 @@ run "buffered, 1 client" bench-buffered.umockdev /dev/iio:device0 5 yes
 run "buffered, no client" bench-buffered.umockdev /dev/iio:device0 5 no
 echo
 echo "targets: < 12 MB resident, < 1 % of a core, <= ~12 wake-ups/s where a hardware FIFO allows batching"
-echo "for comparison, iio-sensor-proxy holds 6.3 MB and wakes about 2 times a second (700 ms polling)"
+echo "for comparison (a figure from a separate measurement, not made by this script): iio-sensor-proxy holds"
+echo "  6.3 MB and wakes about 2 times a second (700 ms polling)"
