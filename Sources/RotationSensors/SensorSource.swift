@@ -23,7 +23,8 @@ import Synchronization
 ///   samples fails or goes away, `.none` when no usable sensor has been found yet.
 /// - `start` and `stop` may be called from any thread, including from inside a callback. `stop()` returns once
 ///   the thread has ended, except when called from a callback, where it returns at once and the thread ends as
-///   soon as the callback returns. After `stop()`, no callback runs until the next `start`.
+///   soon as the callback returns; a `start` from the same callback keeps that thread going with the new
+///   callbacks, which get the status afresh. After `stop()`, no callback runs until the next `start`.
 public final class SensorSource: @unchecked Sendable {
     /// What to capture and how often.
     public struct Configuration: Sendable, Hashable {

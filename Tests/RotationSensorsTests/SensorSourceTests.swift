@@ -67,6 +67,29 @@ struct SensorSourceTests {
         #expect(rec.events == after)
     }
 
+    @Test("stop and start from inside a callback keep the thread going with the new callbacks, which get the status afresh")
+    func restartFromCallback() {
+        let source = SensorSource()
+        let first = Recorder(), second = Recorder()
+        let restarted = Mutex(false)
+        source.start(onSample: { _ in first.samples.withLock { $0 += 1 } },
+                     onStatus: { s, _ in
+                         first.statuses.withLock { $0.append(s) }
+                         first.note()
+                         guard !restarted.withLock({ let was = $0; $0 = true; return was }) else { return }
+                         source.stop()
+                         source.start(onSample: { _ in second.samples.withLock { $0 += 1 } },
+                                      onStatus: { s, _ in second.statuses.withLock { $0.append(s) }; second.note() })
+                     })
+        #expect(second.waitForStatus(timeout: 4), "the new callbacks never got a status")
+        #expect(first.statuses.withLock { $0.count } == 1, "the old callbacks kept running")
+        #expect(source.isRunning)
+        // Same thread throughout, and a later stop from outside joins it normally.
+        #expect(first.threads.withLock { $0 } == second.threads.withLock { $0 })
+        source.stop()
+        #expect(!source.isRunning)
+    }
+
     @Test("stop on a source that never started, or twice, does nothing")
     func stopIsIdempotent() {
         let source = SensorSource()
