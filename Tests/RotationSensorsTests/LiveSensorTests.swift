@@ -237,6 +237,9 @@ struct LiveSensorTests {
         ], arguments: ["--print", "--record", csv.path])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270], "\(r.transcript)")
+        // The engine fuses the two: every decision published says so.
+        let decided = r.events.filter { $0["rotation"] is Int }
+        #expect(!decided.isEmpty && decided.allSatisfy { $0["inputs"] as? String == "accel+gyro" }, "\(r.transcript)")
         let lines = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n")
         #expect(lines.first == "t,x,y,z,gx,gy,gz")
         // Raw (100, 200, 300) × 0.001 rad/s through "0, -1, 0; -1, 0, 0; 0, 0, 1" is (−0.2, −0.1, 0.3).
