@@ -37,10 +37,14 @@ public final class StandardOutputPrinter: PublisherOutput, @unchecked Sendable {
     private let writerDone = Atomic<Bool>(false)
     private var thread: ServiceThread?
 
-    /// Prints to `fd`, which the caller keeps open.
-    public init(fd: Int32 = 1, mode: Mode = .complete) {
+    private let onFailure: (@Sendable () -> Void)?
+
+    /// Prints to `fd`, which the caller keeps open; `onFailure` runs once, on the writing thread, when a
+    /// write fails, so a caller with nothing else to do can stop.
+    public init(fd: Int32 = 1, mode: Mode = .complete, onFailure: (@Sendable () -> Void)? = nil) {
         self.fd = fd
         self.mode = mode
+        self.onFailure = onFailure
         if case .bounded = mode {
             thread = ServiceThread { [self] in self.writerLoop() }
         }
@@ -125,6 +129,7 @@ public final class StandardOutputPrinter: PublisherOutput, @unchecked Sendable {
                     }
                     error.withLock { $0 = e }
                     Log.error("cannot write to standard output: \(String(cString: strerror(e))); nothing more is printed")
+                    onFailure?()
                     return
                 }
                 off += n

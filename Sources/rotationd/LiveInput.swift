@@ -147,7 +147,9 @@ final class LiveInput: InputFeed, @unchecked Sendable {
                 return 2
             }
         }
-        if options.print { outputs.append(StandardOutputPrinter()) }
+        // When standard output goes away (`rotationd --print | head -1`), there is no one left to print for.
+        let printer = options.print ? StandardOutputPrinter(onFailure: { kill(getpid(), SIGTERM) }) : nil
+        if let printer { outputs.append(printer) }
         let publisher = Publisher(outputs: outputs)
         let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
                                   cameras: options.cameras, sensor: .idle, publisher: publisher)
@@ -158,6 +160,6 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         sigwait(&stopSignals, &received)
         input.stop()
         publisher.close()
-        return 0
+        return printer?.failure == nil ? 0 : 1
     }
 }

@@ -422,4 +422,18 @@ struct LiveSensorTests {
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(!r.stderr.contains { $0.contains("using iio:device0") }, "\(r.transcript)")
     }
+
+    @Test("--print stops, exiting 1, when the reader of its output goes away")
+    func printStopsWhenReaderLeaves() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let device = UmockdevRun.fixtures.appendingPathComponent("polled.umockdev").path
+        let rotationd = UmockdevRun.binDir + "/rotationd"
+        // Without the fix, rotationd keeps sampling after head exits and the pipeline only ends at the timeout.
+        p.arguments = ["-c", "timeout 10 umockdev-run -d '\(device)' -- '\(rotationd)' --print 2>/dev/null | head -n 1 >/dev/null"]
+        let started = Date()
+        try p.run()
+        p.waitUntilExit()
+        #expect(Date().timeIntervalSince(started) < 5, "rotationd --print outlived its reader")
+    }
 }
