@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import CIIO
 
 /// Owns one libiio local context and wraps the calls on its devices and channels that can fail.

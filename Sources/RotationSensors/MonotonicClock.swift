@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The monotonic clock, in seconds: the time base of every live sample.
 public enum MonotonicClock {

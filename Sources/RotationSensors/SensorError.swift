@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Why a sensor could not be found, read or captured from; each case names the file and the fix.
 public enum SensorError: Error, Sendable, Hashable, CustomStringConvertible {

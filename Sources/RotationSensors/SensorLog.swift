@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Synchronization
 
 /// One-line log messages on standard error, as `rotationd: LEVEL: message`, with rate limiting.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Reads one integer sysfs attribute (such as `in_accel_x_raw`) with three system calls and no allocation
 /// on the good path: the polled capture's inner loop.

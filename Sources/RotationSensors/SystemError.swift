@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A failed system call: what was attempted, on which path, the errno, and how to fix it when the caller knows.
 ///

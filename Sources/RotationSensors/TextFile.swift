@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Whole-file reads and line-buffered writes on plain POSIX file descriptors, without Foundation.
 public enum TextFile {

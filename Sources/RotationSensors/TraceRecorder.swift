@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import RotationEngine
 
 /// Writes calibrated samples to a file in the shared trace format, so `--replay` can play them back.

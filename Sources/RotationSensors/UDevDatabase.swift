@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import CUDev
 
 /// Reads udev properties of IIO devices, such as `ACCEL_MOUNT_MATRIX` from the systemd hwdb.

@@ -3,11 +3,7 @@
 // A deterministic synthetic recording (upright, turns by a quarter and a half, a spell lying flat, sensor
 // noise) is generated once, then fed to fresh engines again and again for at least `--seconds` of wall time.
 // The number of published changes is printed, so the work cannot be optimised away.
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import RotationEngine
 
 /// Wall-clock seconds on CLOCK_MONOTONIC.

@@ -4,9 +4,7 @@
 // over the Unix socket and reads them from one thread with poll(). A feeder thread plays a synthetic
 // trace in real time; for every sample that causes a change it notes the monotonic time just before the
 // sample enters the engine. Latency = the time a subscriber has read the whole event line - that time.
-#if canImport(Glibc)
 import Glibc
-#endif
 import RotationEngine
 import RotationService
 

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 import RotationEngine
 import RotationSensors
 import RotationService
