@@ -18,8 +18,6 @@ public enum ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownGroup(String)
     /// A message the service would send does not fit the protocol's line limit with these cameras.
     case lineTooLong(message: String, bytes: Int, cameras: Int)
-    /// No socket path could be decided.
-    case noSocketPath(String)
 
     /// One line saying what failed and how to fix it.
     public var description: String {
@@ -43,8 +41,6 @@ public enum ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
             return "--samples-group \(g): no such group; create it (groupadd \(g)) or name an existing one"
         case .lineTooLong(let message, let bytes, let cameras):
             return "a \(message) line with the \(cameras) configured cameras can take \(bytes) bytes, over the protocol's 4096; configure fewer cameras or shorter camera names"
-        case .noSocketPath(let why):
-            return why
         }
     }
 }
