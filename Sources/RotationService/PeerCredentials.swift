@@ -33,12 +33,12 @@ public struct PeerCredentials: Sendable, Hashable {
         return Array(groups.prefix(Int(len) / MemoryLayout<gid_t>.size))
     }
 
-    /// Whether the peer on `fd` may read raw samples: root, or a member of `group` (primary or supplementary).
-    public static func mayReadSamples(_ fd: Int32, group: UInt32?) -> Bool {
-        guard let cred = of(fd) else { return false }
-        if cred.uid == 0 { return true }
+    /// Whether this peer, connected on `fd`, may read raw samples: root, or a member of `group` (primary or
+    /// supplementary; the supplementary groups are asked of `fd` only when needed).
+    public func mayReadSamples(group: UInt32?, fd: Int32) -> Bool {
+        if uid == 0 { return true }
         guard let group else { return false }
-        return cred.gid == group || groups(of: fd).contains(group)
+        return gid == group || PeerCredentials.groups(of: fd).contains(group)
     }
 
     /// The id of the group named `name`, or nil when there is none.

@@ -312,7 +312,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
             _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             let cred = PeerCredentials.of(fd)
             let c = ClientConnection(fd: fd, id: nextKey, pid: cred?.pid ?? 0,
-                                     samplesAllowed: PeerCredentials.mayReadSamples(fd, group: samplesGroup),
+                                     samplesAllowed: cred?.mayReadSamples(group: samplesGroup, fd: fd) ?? false,
                                      burst: limits.commandBurst, now: now)
             nextKey += 1
             clients[c.id] = c
