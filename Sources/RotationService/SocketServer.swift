@@ -62,6 +62,8 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     private var now = 0.0
     private var refusedSinceLog = 0
     private var lastRefusalLog = -Double.infinity
+    /// Where client input is read into, reused for every read.
+    private var readChunk = [UInt8](repeating: 0, count: 16384)
 
     /// Creates a server on `listener`; call `start()` to begin accepting.
     ///
@@ -408,9 +410,8 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
 
     /// Reads and handles what the client sent; false when the client was dropped.
     private func readCommands(_ c: ClientConnection) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 16384)
         for _ in 0..<4 {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(c.fd, $0.baseAddress, $0.count) }
+            let n = readChunk.withUnsafeMutableBytes { Glibc.read(c.fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 let e = errno
                 if e == EINTR { continue }
@@ -426,14 +427,14 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
             }
             var start = 0
             while start < n {
-                let newline = chunk[start..<n].firstIndex(of: 0x0A)
+                let newline = readChunk[start..<n].firstIndex(of: 0x0A)
                 let end = newline ?? n
                 if c.input.count + (end - start) > ClientCommand.maxLineBytes {
                     drop(c, reason: ErrorMessage(.lineTooLong, "a line is limited to \(ClientCommand.maxLineBytes) bytes; closing"),
                          log: "sent a line longer than \(ClientCommand.maxLineBytes) bytes")
                     return false
                 }
-                c.input.append(contentsOf: chunk[start..<end])
+                c.input.append(contentsOf: readChunk[start..<end])
                 guard newline != nil else { break }
                 start = end + 1
                 let line = c.input
