@@ -57,11 +57,4 @@ public enum Angles {
 
     /// The sine of an angle in degrees.
     public static func sinDegrees(_ degrees: Double) -> Double { cosDegrees(90 - degrees) }
-
-    /// The smallest absolute difference between two angles in degrees, in [0, 180].
-    @inlinable public static func distance(_ a: Double, _ b: Double) -> Double {
-        var d = (a - b).truncatingRemainder(dividingBy: 360)
-        if d < 0 { d += 360 }
-        return d > 180 ? 360 - d : d
-    }
 }

@@ -22,9 +22,6 @@ struct GyroGravityEstimator: Sendable {
         seeded = true
     }
 
-    /// Forgets the learned bias too.
-    mutating func forgetBias() { bias = .zero }
-
     /// The angular velocity with the learned bias removed.
     func corrected(_ w: Vector3) -> Vector3 { w - bias }
 
