@@ -83,6 +83,9 @@ public final class SensorSource: @unchecked Sendable {
         close(wakeWrite)
     }
 
+    /// Whether the source's thread is running.
+    public var isRunning: Bool { control.withLock { $0.running && !$0.stopRequested } }
+
     /// The display accelerometer of the current or latest capture, as "iio:device0 (accel_3d)"; nil before
     /// the first one. Set just before `.ok` is reported for it, so an `onStatus(.ok)` callback may read it.
     public var device: String? { control.withLock { $0.device } }

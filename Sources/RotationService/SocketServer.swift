@@ -45,6 +45,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     private let wakeWrite: Mutex<Int32>
     private let inbox = Mutex<[Item]>([])
     private let sampleSubscribers = Atomic<Int>(0)
+    private let connectedCount = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
     private let acceptStop = Atomic<Int>(0) // 0 accepting, 1 asked to stop, 2 listener closed by the loop
     private let loopFailure = Mutex<String?>(nil)
@@ -130,6 +131,9 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     }
+
+    /// How many clients are connected.
+    public var clientCount: Int { connectedCount.load(ordering: .relaxed) }
 
     /// Changes what `hello` reports as the sensor (for instance when a live sensor appears or goes away).
     public func setSensorDescription(_ description: String?) {
@@ -318,6 +322,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
                                      burst: limits.commandBurst, now: now)
             nextKey += 1
             clients[c.id] = c
+            connectedCount.store(clients.count, ordering: .relaxed)
             clientObserver?(true)
             Log.debug("client connected: pid \(c.pid) uid \(cred.map { String($0.uid) } ?? "?"), \(clients.count) connected")
             c.enqueueReply(hello(for: c).jsonLine)
@@ -493,6 +498,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         }
         if c.events.contains(.samples) { sampleSubscribers.add(-1, ordering: .relaxed) }
         Glibc.close(c.fd)
+        connectedCount.store(clients.count, ordering: .relaxed)
         clientObserver?(false)
         if let log { Log.info("disconnected client pid \(c.pid): it \(log)") }
         else { Log.debug("client pid \(c.pid) disconnected, \(clients.count) connected") }
