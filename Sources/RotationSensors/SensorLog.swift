@@ -3,7 +3,8 @@ import Synchronization
 
 /// One-line log messages on standard error, as `rotationd: LEVEL: message`, with rate limiting.
 ///
-/// Safe to call from any thread.
+/// A program with a log of its own (the service's, which marks each line's priority for the journal) routes
+/// these lines through it with `route(to:)`. Safe to call from any thread.
 public enum SensorLog {
     /// How serious a message is; the level is written after the program name.
     public enum Level: String, Sendable {
@@ -16,9 +17,19 @@ public enum SensorLog {
     }
 
     private static let lastWritten = Mutex<[String: Double]>([:])
+    private static let writer = Mutex<(@Sendable (Level, String) -> Void)?>(nil)
+
+    /// Sends every later line to `write` instead of standard error.
+    public static func route(to write: @escaping @Sendable (Level, String) -> Void) {
+        writer.withLock { $0 = write }
+    }
 
     /// Writes one line.
     public static func write(_ level: Level, _ message: String) {
+        if let routed = writer.withLock({ $0 }) {
+            routed(level, message)
+            return
+        }
         var line = "rotationd: \(level.rawValue): "
         for c in message where c != "\n" { line.append(c) }
         OutputStreamFD.standardError.write(line + "\n")

@@ -99,7 +99,7 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         let out = OutputStreamFD.standardOutput
         let inventory: SensorInventory
         do { inventory = try SensorDiscovery.scan(rate: options.rate) } catch {
-            SensorLog.write(.error, error.description)
+            Log.error(error.description)
             out.write("no sensors: \(error)\n")
             return 0
         }
@@ -141,7 +141,7 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         var outputs: [any PublisherOutput] = []
         if let path = options.record {
             do { outputs.append(TraceRecordingOutput(recorder: try TraceRecorder(path: path))) } catch {
-                SensorLog.write(.error, "--record: \(error)")
+                Log.error("--record: \(error)")
                 return 2
             }
         }
