@@ -1,9 +1,17 @@
 // fanout-bench: how long a published change takes to reach every one of many subscribers.
 //
-// Runs the service's own publisher, socket server and engine in this process, connects N subscribers
-// over the Unix socket and reads them from one thread with poll(). A feeder thread plays a synthetic
-// trace in real time; for every sample that causes a change it notes the monotonic time just before the
-// sample enters the engine. Latency = the time a subscriber has read the whole event line - that time.
+// Two modes, both reading N subscribers from one thread with poll() and timing each event line with
+// CLOCK_MONOTONIC once the whole line has been read:
+//
+// - In process (default): runs the service's own publisher, socket server and engine in this process,
+//   connects N subscribers over the Unix socket, and plays a synthetic trace in real time on a feeder
+//   thread, which notes the monotonic time just before each sample that causes a change enters the engine.
+//   Latency = the time a subscriber has read the whole event line - that time.
+// - Connected (`--connect PATH`): connects N subscribers to a running rotationd, waits for hello and state
+//   on each and for the state to stay quiet, signals readiness (`--ready-file`), then times the next
+//   `--changes` state events that whatever drives the sensor causes. Latency = the time a subscriber has
+//   read the whole line - the event's own `t`, which for live input is the CLOCK_MONOTONIC time at which the
+//   sample that caused the change was read (printed with 0.1 ms resolution).
 import Glibc
 import RotationEngine
 import RotationService
@@ -13,12 +21,20 @@ struct BenchOptions {
     var changes = 40
     var hold = 0.25
     var rate = 100.0
+    var connect: String?
+    var readyFile: String?
+    var timeout: Double?
 }
 
 var opts = BenchOptions()
 var argv = Array(CommandLine.arguments.dropFirst())
 while !argv.isEmpty {
     let a = argv.removeFirst()
+    func text() -> String {
+        guard let v = argv.first else { print("fanout-bench: \(a) needs a value"); exit(2) }
+        argv.removeFirst()
+        return v
+    }
     func next() -> Double {
         guard let v = argv.first.flatMap(Double.init) else {
             print("fanout-bench: \(a) needs a number"); exit(2)
@@ -27,12 +43,18 @@ while !argv.isEmpty {
         return v
     }
     switch a {
-    case "--clients": opts.clients = Int(next())
+    case "--clients", "--subscribers": opts.clients = Int(next())
     case "--changes": opts.changes = Int(next())
     case "--hold": opts.hold = next()
     case "--rate": opts.rate = next()
+    case "--connect": opts.connect = text()
+    case "--ready-file": opts.readyFile = text()
+    case "--timeout": opts.timeout = next()
     case "-h", "--help":
-        print("usage: fanout-bench [--clients N] [--changes N] [--hold SECONDS] [--rate HZ]")
+        print("""
+        usage: fanout-bench [--clients N] [--changes N] [--hold SECONDS] [--rate HZ]
+               fanout-bench --connect SOCKET [--subscribers N] [--changes N] [--ready-file PATH] [--timeout SECONDS]
+        """)
         exit(0)
     default: print("fanout-bench: unknown option \(a)"); exit(2)
     }
@@ -45,20 +67,144 @@ final class FeedLog: @unchecked Sendable {
     init() { pthread_mutex_init(lock, nil) }
 }
 
-/// Runs the benchmark; 0 when every subscriber got every change without a gap.
-func runBench(_ opts: BenchOptions) -> Int32 {
-    // Each subscriber needs a descriptor on both ends.
+/// Raises the soft open-file limit to `needed` if the hard limit allows; false when it does not.
+func raiseOpenFiles(to needed: Int) -> Bool {
     var limit = rlimit()
     getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    let needed = rlim_t(2 * opts.clients + 64)
-    if limit.rlim_cur < needed {
-        limit.rlim_cur = min(max(needed, limit.rlim_cur), limit.rlim_max)
+    if limit.rlim_cur < rlim_t(needed) {
+        limit.rlim_cur = min(max(rlim_t(needed), limit.rlim_cur), limit.rlim_max)
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
-    guard limit.rlim_cur >= needed else {
+    guard limit.rlim_cur >= rlim_t(needed) else {
         print("fanout-bench: RLIMIT_NOFILE hard limit \(limit.rlim_max) is below the \(needed) descriptors needed; raise it (ulimit -Hn)")
-        return 1
+        return false
     }
+    return true
+}
+
+/// Connects one blocking Unix stream socket to `path`; the descriptor, or nil with errno set.
+func connectUnix(_ path: String) -> Int32? {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+    let rc = withUnsafePointer(to: &addr) { p in
+        p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    if rc != 0 {
+        let saved = errno
+        close(fd)
+        errno = saved
+        return nil
+    }
+    return fd
+}
+
+/// N subscriber connections read from one thread: the receive time of each state seq per subscriber.
+final class Subscribers {
+    let fds: [Int32]
+    /// Per subscriber: bytes of an unfinished line.
+    var partial: [[UInt8]]
+    /// Per subscriber: monotonic time at which each state seq had been read whole.
+    var received: [[Int: Double]]
+    var lastSeq: [Int]
+    var greeted: [Bool]
+    /// Each state seq's `t`, as the first subscriber to read it saw it.
+    var eventTime: [Int: Double] = [:]
+    var gaps = 0
+    private var chunk = [UInt8](repeating: 0, count: 16384)
+    private let seqKey = Array("\"seq\":".utf8)
+    private let timeKey = Array("\"t\":".utf8)
+    private let statePrefix = Array("{\"type\":\"state\"".utf8)
+    private let helloPrefix = Array("{\"type\":\"hello\"".utf8)
+
+    init(fds: [Int32]) {
+        self.fds = fds
+        for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        partial = .init(repeating: [], count: fds.count)
+        received = .init(repeating: [:], count: fds.count)
+        lastSeq = .init(repeating: -1, count: fds.count)
+        greeted = .init(repeating: false, count: fds.count)
+    }
+
+    /// Whether every subscriber has read a hello (when `needHello`) and a state.
+    func allGreeted(needHello: Bool) -> Bool {
+        !lastSeq.contains(-1) && (!needHello || !greeted.contains(false))
+    }
+
+    /// The highest state seq any subscriber has read, or -1.
+    var maxSeq: Int { lastSeq.max() ?? -1 }
+
+    private func find(_ key: [UInt8], in line: ArraySlice<UInt8>) -> Int? {
+        var i = line.startIndex
+        while i + key.count <= line.endIndex {
+            if line[i..<(i + key.count)].elementsEqual(key) { return i + key.count }
+            i += 1
+        }
+        return nil
+    }
+
+    private func seqOf(_ line: ArraySlice<UInt8>) -> Int? {
+        guard line.starts(with: statePrefix), var j = find(seqKey, in: line) else { return nil }
+        var v = 0
+        while j < line.endIndex, line[j] >= 48, line[j] <= 57 { v = v * 10 + Int(line[j] - 48); j += 1 }
+        return v
+    }
+
+    private func timeOf(_ line: ArraySlice<UInt8>) -> Double? {
+        guard let start = find(timeKey, in: line) else { return nil }
+        var end = start
+        while end < line.endIndex, line[end] != 0x2C, line[end] != 0x7D { end += 1 }
+        return Double(String(decoding: line[start..<end], as: UTF8.self))
+    }
+
+    /// Waits up to `timeout` ms for data, then reads whatever every ready subscriber has.
+    func readAll(timeout: Int32) {
+        var pfds = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        guard poll(&pfds, nfds_t(pfds.count), timeout) > 0 else { return }
+        for i in 0..<pfds.count where pfds[i].revents != 0 {
+            while true {
+                let n = chunk.withUnsafeMutableBytes { read(pfds[i].fd, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                let now = MonotonicTime.now()
+                partial[i].append(contentsOf: chunk[..<n])
+                while let nl = partial[i].firstIndex(of: 0x0A) {
+                    let line = partial[i][..<nl]
+                    if let seq = seqOf(line) {
+                        if seq > 0 && lastSeq[i] >= 0 && seq != lastSeq[i] + 1 && seq != lastSeq[i] { gaps += 1 }
+                        lastSeq[i] = seq
+                        if received[i][seq] == nil { received[i][seq] = now }
+                        if eventTime[seq] == nil, let t = timeOf(line) { eventTime[seq] = t }
+                    } else if line.starts(with: helloPrefix) {
+                        greeted[i] = true
+                    }
+                    partial[i].removeSubrange(...nl)
+                }
+            }
+        }
+    }
+}
+
+/// Prints the latency summary lines shared by both modes.
+func printLatencies(_ sorted: [Double], clients: Int, missing: Int, gaps: Int, changesLine: String) {
+    func pct(_ p: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[min(sorted.count - 1, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1)] * 1000
+    }
+    func ms(_ v: Double) -> String { JSONWriter.format(v, decimals: 2) + " ms" }
+    print("subscribers:   \(clients)")
+    print("changes:       \(changesLine)")
+    print("deliveries:    \(sorted.count) measured, \(missing) missing, \(gaps) seq gaps")
+    print("latency p50:   \(ms(pct(50)))")
+    print("latency p99:   \(ms(pct(99)))")
+    print("latency max:   \(ms(sorted.last.map { $0 * 1000 } ?? .nan))")
+}
+
+/// Runs the in-process benchmark; 0 when every subscriber got every change without a gap.
+func runBench(_ opts: BenchOptions) -> Int32 {
+    // Each subscriber needs a descriptor on both ends.
+    guard raiseOpenFiles(to: 2 * opts.clients + 64) else { return 1 }
 
     // A synthetic trace: upright, then a quarter turn every `hold` seconds.
     let poses = [Vector3(0, -9.81, 0), Vector3(9.81, 0, 0), Vector3(0, 9.81, 0), Vector3(-9.81, 0, 0)]
@@ -97,64 +243,16 @@ func runBench(_ opts: BenchOptions) -> Int32 {
     // Connect every subscriber and wait for its greeting and first state.
     var fds: [Int32] = []
     for _ in 0..<opts.clients {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
-        let rc = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        guard let fd = connectUnix(path) else {
+            print("fanout-bench: connect failed: \(String(cString: strerror(errno)))"); return 1
         }
-        guard rc == 0 else { print("fanout-bench: connect failed: \(String(cString: strerror(errno)))"); return 1 }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         fds.append(fd)
     }
-
-    /// Per subscriber: bytes of an unfinished line, and the receive times of each seq.
-    var partial = [[UInt8]](repeating: [], count: opts.clients)
-    var received = [[Int: Double]](repeating: [:], count: opts.clients)
-    var lastSeq = [Int](repeating: -1, count: opts.clients)
-    var gaps = 0
-    let seqKey = Array("\"seq\":".utf8)
-
-    func seqOf(_ line: ArraySlice<UInt8>) -> Int? {
-        guard line.starts(with: Array("{\"type\":\"state\"".utf8)) else { return nil }
-        var i = line.startIndex
-        while i + seqKey.count <= line.endIndex {
-            if line[i..<(i + seqKey.count)].elementsEqual(seqKey) {
-                var j = i + seqKey.count, v = 0
-                while j < line.endIndex, line[j] >= 48, line[j] <= 57 { v = v * 10 + Int(line[j] - 48); j += 1 }
-                return v
-            }
-            i += 1
-        }
-        return nil
-    }
-
-    func readAll(timeout: Int32) {
-        var pfds = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        guard poll(&pfds, nfds_t(pfds.count), timeout) > 0 else { return }
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        for i in 0..<pfds.count where pfds[i].revents != 0 {
-            while true {
-                let n = chunk.withUnsafeMutableBytes { read(pfds[i].fd, $0.baseAddress, $0.count) }
-                if n <= 0 { break }
-                let now = MonotonicTime.now()
-                partial[i].append(contentsOf: chunk[..<n])
-                while let nl = partial[i].firstIndex(of: 0x0A) {
-                    if let seq = seqOf(partial[i][..<nl]) {
-                        if seq > 0 && lastSeq[i] >= 0 && seq != lastSeq[i] + 1 && seq != lastSeq[i] { gaps += 1 }
-                        lastSeq[i] = seq
-                        if received[i][seq] == nil { received[i][seq] = now }
-                    }
-                    partial[i].removeSubrange(...nl)
-                }
-            }
-        }
-    }
+    let subs = Subscribers(fds: fds)
 
     let connectDeadline = MonotonicTime.now() + 30
-    while lastSeq.contains(-1) && MonotonicTime.now() < connectDeadline { readAll(timeout: 100) }
-    guard !lastSeq.contains(-1) else { print("fanout-bench: not every subscriber was greeted"); return 1 }
+    while !subs.allGreeted(needHello: false) && MonotonicTime.now() < connectDeadline { subs.readAll(timeout: 100) }
+    guard subs.allGreeted(needHello: false) else { print("fanout-bench: not every subscriber was greeted"); return 1 }
 
     // Feed in real time on a thread of its own, as the daemon does.
     let log = FeedLog()
@@ -181,7 +279,7 @@ func runBench(_ opts: BenchOptions) -> Int32 {
     var finished = false
     var drainUntil = Double.infinity
     while MonotonicTime.now() < drainUntil {
-        readAll(timeout: 20)
+        subs.readAll(timeout: 20)
         if !finished {
             pthread_mutex_lock(log.lock)
             finished = log.finished
@@ -197,23 +295,84 @@ func runBench(_ opts: BenchOptions) -> Int32 {
     var missing = 0
     for i in 0..<opts.clients {
         for (seq, at) in causes {
-            if let got = received[i][seq] { latencies.append(got - at) } else { missing += 1 }
+            if let got = subs.received[i][seq] { latencies.append(got - at) } else { missing += 1 }
         }
     }
     latencies.sort()
-    func pct(_ p: Double) -> Double {
-        guard !latencies.isEmpty else { return .nan }
-        return latencies[min(latencies.count - 1, Int((p / 100 * Double(latencies.count)).rounded(.up)) - 1)] * 1000
-    }
-    func ms(_ v: Double) -> String { JSONWriter.format(v, decimals: 2) + " ms" }
-    print("subscribers:   \(opts.clients)")
-    print("changes:       \(causes.count) (one every \(opts.hold) s, \(Int(opts.rate)) Hz samples)")
-    print("deliveries:    \(latencies.count) measured, \(missing) missing, \(gaps) seq gaps")
-    print("latency p50:   \(ms(pct(50)))")
-    print("latency p99:   \(ms(pct(99)))")
-    print("latency max:   \(ms(latencies.last.map { $0 * 1000 } ?? .nan))")
-    return missing == 0 && gaps == 0 ? 0 : 1
-
+    printLatencies(latencies, clients: opts.clients, missing: missing, gaps: subs.gaps,
+                   changesLine: "\(causes.count) (one every \(opts.hold) s, \(Int(opts.rate)) Hz samples)")
+    return missing == 0 && subs.gaps == 0 ? 0 : 1
 }
 
+/// Runs against an existing service's socket; 0 when every subscriber got every expected change without a gap.
+func runConnected(_ opts: BenchOptions, path: String) -> Int32 {
+    guard raiseOpenFiles(to: opts.clients + 64) else { return 1 }
+    signal(SIGPIPE, SIG_IGN)
+
+    // The first connection waits for the service to be listening; the rest must succeed at once.
+    var fds: [Int32] = []
+    let listenDeadline = MonotonicTime.now() + 20
+    while fds.isEmpty {
+        if let fd = connectUnix(path) { fds.append(fd); break }
+        guard MonotonicTime.now() < listenDeadline else {
+            print("fanout-bench: cannot connect to \(path): \(String(cString: strerror(errno)))"); return 1
+        }
+        MonotonicTime.sleep(0.05)
+    }
+    while fds.count < opts.clients {
+        guard let fd = connectUnix(path) else {
+            print("fanout-bench: connect \(fds.count + 1) failed: \(String(cString: strerror(errno)))"); return 1
+        }
+        fds.append(fd)
+    }
+    let subs = Subscribers(fds: fds)
+
+    let greetDeadline = MonotonicTime.now() + 30
+    while !subs.allGreeted(needHello: true) && MonotonicTime.now() < greetDeadline { subs.readAll(timeout: 100) }
+    guard subs.allGreeted(needHello: true) else {
+        print("fanout-bench: not every subscriber got hello and state within 30 s"); return 1
+    }
+    // Let the service settle (sampling starting, the first decision) until no state arrives for a second.
+    var lastChange = MonotonicTime.now(), seen = subs.maxSeq
+    let quietDeadline = MonotonicTime.now() + 20
+    while MonotonicTime.now() - lastChange < 1 && MonotonicTime.now() < quietDeadline {
+        subs.readAll(timeout: 50)
+        if subs.maxSeq != seen { seen = subs.maxSeq; lastChange = MonotonicTime.now() }
+    }
+    let baseline = subs.maxSeq
+    if let readyFile = opts.readyFile {
+        let fd = open(readyFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { print("fanout-bench: cannot create \(readyFile): \(String(cString: strerror(errno)))"); return 1 }
+        close(fd)
+    }
+
+    // Time the next `changes` events, then give stragglers a second.
+    let deadline = MonotonicTime.now() + (opts.timeout ?? Double(opts.changes) * 2 + 30)
+    while subs.maxSeq < baseline + opts.changes && MonotonicTime.now() < deadline { subs.readAll(timeout: 20) }
+    let drainUntil = MonotonicTime.now() + 1
+    while MonotonicTime.now() < drainUntil { subs.readAll(timeout: 20) }
+    for fd in fds { close(fd) }
+
+    let last = min(subs.maxSeq, baseline + opts.changes)
+    var latencies: [Double] = []
+    var missing = 0, untimed = 0
+    if last > baseline {
+        for seq in (baseline + 1)...last {
+            guard let t = subs.eventTime[seq], t.isFinite else { untimed += 1; continue }
+            for i in 0..<opts.clients {
+                if let got = subs.received[i][seq] { latencies.append(got - t) } else { missing += 1 }
+            }
+        }
+    }
+    latencies.sort()
+    let count = max(0, last - baseline)
+    var changesLine = "\(count) of \(opts.changes) expected, after state seq \(baseline)"
+    if untimed > 0 { changesLine += "; \(untimed) without a time" }
+    printLatencies(latencies, clients: opts.clients, missing: missing, gaps: subs.gaps, changesLine: changesLine)
+    return count == opts.changes && missing == 0 && untimed == 0 && subs.gaps == 0 ? 0 : 1
+}
+
+if let path = opts.connect {
+    exit(runConnected(opts, path: path))
+}
 exit(runBench(opts))
