@@ -42,7 +42,7 @@ public struct Hello: Sendable, Hashable {
               let samples = json["samples"]?.boolValue else { return nil }
         var cameras: [Camera] = []
         for c in cams {
-            guard let cam = Hello.camera(json: c) else { return nil }
+            guard let cam = Camera(json: c) else { return nil }
             cameras.append(cam)
         }
         var types: [EventType] = []
@@ -54,14 +54,6 @@ public struct Hello: Sendable, Hashable {
                   cameras: cameras, events: types, samplesAllowed: samples)
     }
 
-    /// Decodes one camera object (`name`, `facing`, `mount`); other members are ignored.
-    public static func camera(json: JSONValue) -> Camera? {
-        guard let name = json["name"]?.stringValue,
-              let f = json["facing"]?.stringValue, let facing = CameraFacing(rawValue: f),
-              let mount = json["mount"]?.intValue else { return nil }
-        return Camera(name: name, facing: facing, mount: mount)
-    }
-
     /// The message as one JSON line, without the trailing newline.
     public var jsonLine: String {
         var w = JSONWriter()
@@ -70,16 +62,7 @@ public struct Hello: Sendable, Hashable {
         w.add("service", service)
         w.add("version", version)
         w.add("sensor", sensor)
-        var cams = "["
-        for (i, cam) in cameras.enumerated() {
-            if i > 0 { cams += "," }
-            var c = JSONWriter()
-            c.add("name", cam.name)
-            c.add("facing", cam.facing.rawValue)
-            c.add("mount", cam.mount)
-            cams += c.object
-        }
-        w.addRaw("cameras", cams + "]")
+        w.addRaw("cameras", Camera.jsonArray(cameras))
         w.addRaw("events", EventType.jsonArray(events))
         w.add("samples", samplesAllowed)
         return w.object

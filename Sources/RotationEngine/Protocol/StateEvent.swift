@@ -63,7 +63,7 @@ public struct StateEvent: Sendable, Hashable {
         }
         var cameras: [Camera] = []
         for c in cams {
-            guard let cam = Hello.camera(json: c) else { return nil }
+            guard let cam = Camera(json: c) else { return nil }
             cameras.append(cam)
         }
         self.init(seq: seq, time: t.numberValue ?? .nan,
@@ -90,16 +90,6 @@ public struct StateEvent: Sendable, Hashable {
 
     /// The cameras as a JSON array, each with its capture angle (`null` while the rotation is unknown).
     public static func camerasJSON(_ cameras: [Camera], rotation: Rotation?) -> String {
-        var out = "["
-        for (i, cam) in cameras.enumerated() {
-            if i > 0 { out += "," }
-            var w = JSONWriter()
-            w.add("name", cam.name)
-            w.add("facing", cam.facing.rawValue)
-            w.add("mount", cam.mount)
-            w.add("capture", rotation.map { cam.captureAngle(for: $0) })
-            out += w.object
-        }
-        return out + "]"
+        Camera.jsonArray(cameras) { cam, w in w.add("capture", rotation.map { cam.captureAngle(for: $0) }) }
     }
 }
