@@ -4,14 +4,20 @@
 /// seconds, angular rates in degrees per second, accelerations in m/s². Each value can also be set by its name
 /// (the property name) through `set(_:to:)`, which `rotationd --set NAME=VALUE` uses.
 public struct EngineConfiguration: Sendable, Hashable {
-    /// Standard gravity, the magnitude a device at rest reads.
+    /// Standard gravity, what a correctly scaled part reads at rest: the learned 1 g starts here and is
+    /// compared with it to tell a wrong scale. The filter's own tests are relative to what the part reads.
     public var gravity: Double = 9.80665
 
     /// Time constant of the low-pass filter that estimates gravity from the accelerometer alone.
     public var smoothingTime: Double = 0.02
 
-    /// Largest relative departure of |a| from g for a sample still to count as "at rest" (0.25 = ±25 %).
+    /// Largest relative departure of |a| from the magnitude of the current pose for a sample still to count as
+    /// "at rest" (0.25 = ±25 %).
     public var motionTolerance: Double = 0.25
+    /// Time constant with which the magnitude of the current pose follows |a|.
+    public var levelSmoothingTime: Double = 0.1
+    /// Seconds of stillness over which what 1 g reads is averaged: a running mean until then, a moving one after.
+    public var gravityLearningTime: Double = 10
     /// How long after the last out-of-tolerance sample the rotation, the tilt and the flat flag stay frozen.
     public var motionHoldoff: Double = 0.25
 
@@ -81,8 +87,12 @@ public struct EngineConfiguration: Sendable, Hashable {
                   get: { $0.gravity }, set: { $0.gravity = $1 }),
         Parameter(name: "smoothingTime", summary: "accelerometer low-pass time constant, s",
                   get: { $0.smoothingTime }, set: { $0.smoothingTime = $1 }),
-        Parameter(name: "motionTolerance", summary: "largest relative | |a| − g | / g still at rest",
+        Parameter(name: "motionTolerance", summary: "largest relative departure of |a| from the pose magnitude still at rest",
                   get: { $0.motionTolerance }, set: { $0.motionTolerance = $1 }),
+        Parameter(name: "levelSmoothingTime", summary: "time constant of the pose magnitude, s",
+                  get: { $0.levelSmoothingTime }, set: { $0.levelSmoothingTime = $1 }),
+        Parameter(name: "gravityLearningTime", summary: "seconds of stillness what 1 g reads is averaged over, s",
+                  get: { $0.gravityLearningTime }, set: { $0.gravityLearningTime = $1 }),
         Parameter(name: "motionHoldoff", summary: "freeze after the last out-of-tolerance sample, s",
                   get: { $0.motionHoldoff }, set: { $0.motionHoldoff = $1 }),
         Parameter(name: "flatEnterAngle", summary: "elevation above which the device is flat, degrees",

@@ -26,12 +26,14 @@ public struct OrientationEngine: Sendable {
 
     private let limits: Limits
     private var lowPass = AccelerometerGravity()
+    private var reference: GravityReference
     private var meter = TurnRateMeter()
     private var stillness = DirectionRateMeter()
     private var lastTime: Double = -.infinity
     private var started = false
     private var published = false
     private var motionUntil: Double = -.infinity
+    private var lastMotion: Double = -.infinity
     private var fusion = GyroGravityEstimator()
     private var lastGyro = Vector3.zero
     private var lastGyroTime: Double = -.infinity
@@ -42,6 +44,7 @@ public struct OrientationEngine: Sendable {
     public init(configuration: EngineConfiguration = .default) {
         self.configuration = configuration
         self.limits = Limits(configuration)
+        self.reference = GravityReference(gravity: configuration.gravity)
     }
 
     /// Feeds one sample; returns the new state when the published state changed, else nil.
@@ -55,14 +58,20 @@ public struct OrientationEngine: Sendable {
         let c = configuration
         let dt = t - lastTime
         if started && dt < 0 { return nil }
-        if !started || dt > c.maxGap {
+        let magnitude = a.length
+        let moving: Bool
+        let restarted = !started || dt > c.maxGap
+        if restarted {
             restart(with: a)
+            reference.restart(magnitude: magnitude)
+            moving = false
         } else {
             lowPass.update(a, dt: dt, timeConstant: c.smoothingTime)
+            // Judged against the pose magnitude before this reading joins it.
+            moving = reference.isMotion(magnitude, tolerance: c.motionTolerance)
+            reference.track(magnitude: magnitude, dt: dt, timeConstant: c.levelSmoothingTime, tolerance: c.motionTolerance)
         }
         lastTime = t
-        let magnitude = a.length
-        let moving = magnitude > limits.maxMagnitude || magnitude < limits.minMagnitude
 
         // With a gyroscope, gravity is tracked by the fused estimate while readings keep arriving. A sample
         // without one shortly after the last reading keeps the fused path, so an occasional missing reading
@@ -81,7 +90,7 @@ public struct OrientationEngine: Sendable {
                 // reads: a large bias must not keep itself from being learned.
                 let still = stillness.rate < limits.biasRateLimit
                 fusion.update(acceleration: a, angularVelocity: w, dt: dt, magnitude: c.gravity,
-                              weight: trust(magnitude), proportionalGain: limits.proportionalGain,
+                              weight: reference.trust(magnitude, tolerance: c.motionTolerance), proportionalGain: limits.proportionalGain,
                               integralGain: still ? limits.integralGain : 0)
             }
             lastGyro = w
@@ -89,7 +98,7 @@ public struct OrientationEngine: Sendable {
             fused = true
         } else if fusion.seeded && t - lastGyroTime <= c.gyroTimeout {
             fusion.update(acceleration: a, angularVelocity: fusion.bias, dt: dt, magnitude: c.gravity,
-                          weight: trust(magnitude), proportionalGain: limits.proportionalGain, integralGain: 0)
+                          weight: reference.trust(magnitude, tolerance: c.motionTolerance), proportionalGain: limits.proportionalGain, integralGain: 0)
             fused = true
         }
 
@@ -104,6 +113,13 @@ public struct OrientationEngine: Sendable {
                          timeConstant: c.gyroRateSmoothingTime, limit: settleRate)
         } else {
             meter.update(cosA: -f.y, sinA: f.x, time: t, dt: dt, timeConstant: c.rateSmoothingTime, limit: settleRate)
+        }
+        // What 1 g reads is learned from readings that are neither shaken nor turning, nor just after either.
+        if moving { lastMotion = t }
+        if !restarted, t - lastMotion >= c.motionHoldoff, t - meter.lastFastTime >= settleTime {
+            reference.learn(magnitude: magnitude, dt: dt, learningTime: c.gravityLearningTime)
+        }
+        if !fused {
             if moving {
                 motionUntil = t + c.motionHoldoff
                 candidate = nil
@@ -160,6 +176,11 @@ public struct OrientationEngine: Sendable {
         return next
     }
 
+    /// What 1 g reads on the part, as learned from the samples so far.
+    public var learnedGravity: LearnedGravity {
+        LearnedGravity(value: reference.oneG, stillTime: reference.stillTime)
+    }
+
     /// The gyroscope bias learned so far, rad/s in the device frame; zero without a gyroscope.
     var gyroBias: Vector3 { fusion.bias }
 
@@ -171,6 +192,7 @@ public struct OrientationEngine: Sendable {
         started = false
         candidate = nil
         motionUntil = -.infinity
+        lastMotion = -.infinity
     }
 
     private mutating func restart(with a: Vector3) {
@@ -181,13 +203,7 @@ public struct OrientationEngine: Sendable {
         lastGyroTime = -.infinity
         candidate = nil
         motionUntil = -.infinity
-    }
-
-    /// How far the accelerometer reading can be trusted as gravity: 1 at |a| = g, falling linearly to 0 at
-    /// the motion tolerance.
-    private func trust(_ magnitude: Double) -> Double {
-        let off = abs(magnitude - configuration.gravity) * limits.inverseTolerance
-        return off >= 1 ? 0 : 1 - off
+        lastMotion = -.infinity
     }
 
     /// The quadrant gravity points into, ignoring the current rotation.
@@ -245,9 +261,6 @@ public struct OrientationEngine: Sendable {
         let sinVerticalOuter: Double
         let sinVerticalInner: Double
         let cosKeep: Double
-        let minMagnitude: Double
-        let maxMagnitude: Double
-        let inverseTolerance: Double
         let proportionalGain: Double
         let integralGain: Double
         let biasRateLimit: Double
@@ -259,9 +272,6 @@ public struct OrientationEngine: Sendable {
             sinVerticalOuter = Angles.sinDegrees(c.verticalLimit + c.tiltHysteresis)
             sinVerticalInner = Angles.sinDegrees(c.verticalLimit - c.tiltHysteresis)
             cosKeep = Angles.cosDegrees(45 + c.boundaryHysteresis)
-            minMagnitude = c.gravity * (1 - c.motionTolerance)
-            maxMagnitude = c.gravity * (1 + c.motionTolerance)
-            inverseTolerance = c.motionTolerance > 0 ? 1 / (c.motionTolerance * c.gravity) : .infinity
             proportionalGain = c.fusionTime > 0 ? 1 / c.fusionTime : 0
             // With the proportional loop much faster than the integral one, the bias error decays at
             // integralGain / proportionalGain per second; make that 1 / biasTime.
