@@ -46,7 +46,7 @@ public final class SensorSource: @unchecked Sendable {
         var stopRequested = false
         var buffer: UInt = 0
         var thread: pthread_t = 0
-        var device: String?
+        var sensor: SensorDescription?
         /// Stopped from its own callback: the thread detaches itself as it ends, as nobody joins it.
         var stoppedFromCallback = false
     }
@@ -86,9 +86,13 @@ public final class SensorSource: @unchecked Sendable {
     /// Whether the source's thread is running.
     public var isRunning: Bool { control.withLock { $0.running && !$0.stopRequested } }
 
+    /// The display accelerometer of the current or latest capture; nil before the first one. Set just before
+    /// `.ok` is reported for it, so an `onStatus(.ok)` callback may read it.
+    public var sensor: SensorDescription? { control.withLock { $0.sensor } }
+
     /// The display accelerometer of the current or latest capture, as "iio:device0 (accel_3d)"; nil before
-    /// the first one. Set just before `.ok` is reported for it, so an `onStatus(.ok)` callback may read it.
-    public var device: String? { control.withLock { $0.device } }
+    /// the first one.
+    public var device: String? { sensor.map { "\($0.id) (\($0.name))" } }
 
     /// Starts capturing on a new thread; does nothing if already running.
     ///
@@ -298,8 +302,7 @@ public final class SensorSource: @unchecked Sendable {
         if let gyro { message += ", gyroscope \(gyro.id) (\(gyro.name))" }
         if let base = inventory.base { message += "; base accelerometer \(base.id) is not used" }
         SensorLog.limited(.info, key: "using", interval: 5, message)
-        let device = "\(accel.id) (\(accel.name))"
-        control.withLock { $0.device = device }
+        control.withLock { $0.sensor = accel }
         let capture = SensorCapture(source: self, context: ctx, device: dev, accelerometer: accel,
                                     gyroscope: gyro, gyroscopeDevice: gyro.flatMap { ctx.device(id: $0.id) })
         return capture.run()

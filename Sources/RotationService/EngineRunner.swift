@@ -21,6 +21,12 @@ public final class EngineRunner: @unchecked Sendable {
     /// How many changes have been published.
     public var changes: Int { seq }
 
+    /// What 1 g reads on the part, as the engine learned it; read it from the thread that feeds the runner.
+    public var learnedGravity: LearnedGravity { engine.learnedGravity }
+
+    /// The thresholds the engine runs with.
+    public var configuration: EngineConfiguration { engine.configuration }
+
     /// Feeds one sample; publishes the new state when the engine's decision changed.
     public func feed(_ sample: Sample) {
         if publisher.wantsSamples { publisher.publish(sample: sample) }

@@ -1,5 +1,6 @@
 import RotationEngine
 import RotationSensors
+import RotationService
 
 /// Wires the chosen input to the engine and the engine to the outputs.
 struct Daemon {
@@ -10,6 +11,7 @@ struct Daemon {
             OutputStreamFD.standardOutput.write(Options.usage + "\n")
             return 0
         }
+        if options.verbose { Log.minimumLevel = .debug }
         if options.replay != nil || options.serve {
             return Serve(options: options).run()
         }

@@ -21,6 +21,7 @@ final class LiveInput: InputFeed, @unchecked Sendable {
     private let source: SensorSource
     private let always: Bool
     private let subscribers = Mutex(0)
+    private let scaleCheck = ScaleCheck()
     // Set before sampling starts, read on the sensor thread.
     private var runner: EngineRunner?
     private var onDevice: @Sendable (String?) -> Void = { _ in }
@@ -54,10 +55,16 @@ final class LiveInput: InputFeed, @unchecked Sendable {
     private func startSampling() {
         guard let runner else { return }
         let source = self.source, onDevice = self.onDevice
-        source.start(onSample: { runner.feed($0) },
+        let scale = self.scaleCheck
+        source.start(onSample: { sample in
+                         runner.feed(sample)
+                         scale.check(source: source, runner: runner)
+                     },
                      onStatus: { status, time in
                          switch status {
-                         case .ok: onDevice(source.device)
+                         case .ok:
+                             scale.rearm()
+                             onDevice(source.device)
                          case .none: onDevice(nil)
                          case .lost, .idle: break
                          }
@@ -94,6 +101,29 @@ final class LiveInput: InputFeed, @unchecked Sendable {
     /// Stops sampling whatever the subscriber count.
     func stop() { source.stop() }
 
+    /// Checks once per capture, when the part has been still long enough to tell, whether its scale is wrong,
+    /// and warns once per device.
+    ///
+    /// Touched only on the sensor thread (one at a time); a finished check costs one comparison per sample.
+    private final class ScaleCheck: @unchecked Sendable {
+        private var done = false
+        private var warned: Set<String> = []
+
+        func rearm() { done = false }
+
+        func check(source: SensorSource, runner: EngineRunner) {
+            guard !done, let sensor = source.sensor,
+                  let diagnosis = ScaleDiagnosis(sensor: sensor, learned: runner.learnedGravity,
+                                                 gravity: runner.configuration.gravity) else { return }
+            done = true
+            if diagnosis.isWrong, warned.insert(sensor.id).inserted {
+                Log.warning(diagnosis.description)
+            } else {
+                Log.debug(diagnosis.description)
+            }
+        }
+    }
+
     /// `rotationd --list`: prints every sensor found and what would be used; 0 even when none is found.
     static func list(_ options: Options) -> Int32 {
         let out = OutputStreamFD.standardOutput
@@ -117,11 +147,48 @@ final class LiveInput: InputFeed, @unchecked Sendable {
                     : "gyroscope, not used"
             }
             out.write(s.listing + "\n  role: \(role)\n")
+            if s.kind == .accelerometer && s.id == inventory.display?.id {
+                out.write("  at rest: \(atRest(options))\n")
+            }
         }
         for r in inventory.rejected {
             out.write("\(r.id): \(r.kind.rawValue), cannot be used: \(r.error)\n")
         }
         return 0
+    }
+
+    /// How long `--list` samples the display accelerometer to learn what 1 g reads.
+    static let listSamplingTime = 3.0
+
+    /// Samples the display accelerometer until the engine has seen a second of stillness (at most
+    /// `listSamplingTime`), and says what 1 g reads and whether the scale is right.
+    static func atRest(_ options: Options) -> String {
+        var config = SensorSource.Configuration()
+        config.rate = options.rate
+        config.gyroscope = false
+        let source = SensorSource(configuration: config)
+        let engine = Mutex(OrientationEngine(configuration: options.configuration))
+        let samples = Atomic<Int>(0)
+        source.start(onSample: { sample in
+            engine.withLock { _ = $0.process(sample) }
+            samples.add(1, ordering: .relaxed)
+        }, onStatus: { _, _ in })
+        let deadline = MonotonicClock.now() + listSamplingTime
+        var diagnosis: ScaleDiagnosis?
+        while MonotonicClock.now() < deadline {
+            var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
+            nanosleep(&pause, nil)
+            if let sensor = source.sensor {
+                let learned = engine.withLock { $0.learnedGravity }
+                diagnosis = ScaleDiagnosis(sensor: sensor, learned: learned, gravity: options.configuration.gravity)
+                if diagnosis != nil { break }
+            }
+        }
+        source.stop()
+        if let diagnosis { return diagnosis.description }
+        let count = samples.load(ordering: .relaxed)
+        if count == 0 { return "no sample could be read within \(Int(listSamplingTime)) s (see the messages above)" }
+        return "not still for a second within \(Int(listSamplingTime)) s (\(count) samples), so what 1 g reads is not known; hold the device still and run --list again"
     }
 
     /// `--print` and `--record`: one permanent subscriber; runs until SIGTERM, SIGINT or SIGHUP, then exits 0.

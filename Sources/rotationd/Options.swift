@@ -57,7 +57,7 @@ struct Options {
       --samples-group NAME  let members of group NAME subscribe to raw samples (root always may)
       --client-timeout SEC  disconnect a client that has read nothing for SEC seconds (default 30)
       --speed FACTOR        with --realtime: play the trace FACTOR times faster than recorded (default 1)
-      --verbose             log every connection (debug level)
+      --verbose             log at debug level: every connection, what 1 g reads on a correct part
       -h, --help            show this help
 
     Without --serve or --socket, --replay prints one JSON line per change on standard output and exits.

@@ -12,7 +12,6 @@ struct Serve {
 
     /// Runs until the input ends (printing a replay) or until SIGTERM/SIGINT (serving); returns the exit status.
     func run() -> Int32 {
-        if options.verbose { Log.minimumLevel = .debug }
         guard let path = options.replay else { return serve(nil) }
         let trace: TraceReplay
         do { trace = try TraceReplay(path: path) } catch {

@@ -94,7 +94,7 @@ struct LiveSensorTests {
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
-        let list = try UmockdevRun.run(devices: ["scale-offset.umockdev"], steps: [["start"], ["sleep", 0.5]], arguments: ["--list"])
+        let list = try UmockdevRun.run(devices: ["scale-offset.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains("  scale: x 0.01 (in_accel_x_scale), y 0.02 (in_accel_y_scale), z 0.01 (in_accel_z_scale)"),
                 "\(list.transcript)")
         #expect(list.stdout.contains("  offset: x -2000.0 (in_accel_x_offset), y -100.0 (in_accel_offset), z -100.0 (in_accel_offset)"),
@@ -126,7 +126,7 @@ struct LiveSensorTests {
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // With the attribute's identity matrix instead, the same readings would give 90 and then 180.
         #expect(r.rotations == [0, 270], "\(r.transcript)")
-        let list = try UmockdevRun.run(devices: ["udev-matrix.umockdev"], steps: [["start"], ["sleep", 0.5]], arguments: ["--list"])
+        let list = try UmockdevRun.run(devices: ["udev-matrix.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from udev ACCEL_MOUNT_MATRIX)"), "\(list.transcript)")
     }
 
@@ -144,7 +144,7 @@ struct LiveSensorTests {
         #expect(r.rotations == [0, 270], "\(r.transcript)")
         #expect(r.stderr.contains { $0.contains("using iio:device1 (cros-ec-accel) as the display accelerometer") &&
             $0.contains("base accelerometer iio:device0 is not used") }, "\(r.transcript)")
-        let list = try UmockdevRun.run(devices: ["base-display.umockdev"], steps: [["start"], ["sleep", 0.5]], arguments: ["--list"])
+        let list = try UmockdevRun.run(devices: ["base-display.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains("  location: base (from udev ACCEL_LOCATION=base)"), "\(list.transcript)")
         #expect(list.stdout.contains("  location: display (from label accel-display)"), "\(list.transcript)")
     }
@@ -319,14 +319,14 @@ struct LiveSensorTests {
         #expect(abs(last[4] - -0.05) < 1e-6 && abs(last[5] - 0.04) < 1e-6 && abs(last[6] - 0.06) < 1e-6, "\(last)")
         // The accelerometer went through the udev matrix: right edge up reads about (−g, 0, 0).
         #expect(abs(last[1] - -521 * 0.019163) < 1e-4, "\(last)")
-        let list = try UmockdevRun.run(devices: ["imu-buffered.umockdev"], steps: [["start"], ["sleep", 0.5]], arguments: ["--list"])
+        let list = try UmockdevRun.run(devices: ["imu-buffered.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from the accelerometer's, udev ACCEL_MOUNT_MATRIX)"),
                 "\(list.transcript)")
     }
 
     @Test("a udev ANGLVEL_MOUNT_MATRIX wins for a gyroscope on the accelerometer's chip")
     func udevGyroscopeMatrixWins() throws {
-        let list = try UmockdevRun.run(devices: ["imu-anglvel-udev.umockdev"], steps: [["start"], ["sleep", 0.5]], arguments: ["--list"])
+        let list = try UmockdevRun.run(devices: ["imu-anglvel-udev.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 1, 0, 0; 0, -1, 0; 0, 0, -1 (from udev ANGLVEL_MOUNT_MATRIX)"), "\(list.transcript)")
         #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from udev ACCEL_MOUNT_MATRIX)"), "\(list.transcript)")
     }
