@@ -62,6 +62,10 @@ public struct EngineConfiguration: Sendable, Hashable {
     /// How long after the last gyroscope reading the filter keeps fusing before it falls back to the
     /// accelerometer alone.
     public var gyroTimeout: Double = 0.25
+    /// With a gyroscope: after readings resume from a gap longer than `gyroTimeout` (or a slow pace while
+    /// still), how long the fused estimate follows the accelerometer's own estimate on calm readings, with the
+    /// accelerometer-only motion hold guarding the decisions.
+    public var reacquireTime: Double = 0.25
 
     /// The filter's defaults.
     public static let `default` = EngineConfiguration()
@@ -129,6 +133,8 @@ public struct EngineConfiguration: Sendable, Hashable {
                   get: { $0.fusedSettleTime }, set: { $0.fusedSettleTime = $1 }),
         Parameter(name: "gyroTimeout", summary: "fall back to the accelerometer this long after the last gyroscope reading, s",
                   get: { $0.gyroTimeout }, set: { $0.gyroTimeout = $1 }),
+        Parameter(name: "reacquireTime", summary: "gyroscope fusion: after a gap, follow the accelerometer on calm readings this long, s",
+                  get: { $0.reacquireTime }, set: { $0.reacquireTime = $1 }),
     ]
 
     /// The names `set(_:to:)` accepts, comma-separated, for error messages and help.

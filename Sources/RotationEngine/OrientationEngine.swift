@@ -38,6 +38,8 @@ public struct OrientationEngine: Sendable {
     private var lastGyro = Vector3.zero
     private var lastGyroTime: Double = -.infinity
     private var candidate: Rotation?
+    private var reacquireUntil: Double = -.infinity
+    private var reacquiring = false
     private var candidateSince: Double = 0
 
     /// Creates an engine with the given thresholds.
@@ -83,7 +85,28 @@ public struct OrientationEngine: Sendable {
             // Only bias learning uses it, so it is tracked on gyroscope samples alone. Across a missing
             // reading it over-states the rate for one sample, which only pauses learning.
             stillness.update(lowPass.gravity, dt: dt, timeConstant: c.rateSmoothingTime)
-            if !fusion.seeded || t - lastGyroTime > c.gyroTimeout {
+            if !fusion.seeded {
+                fusion.reset(to: lowPass.gravity, magnitude: c.gravity)
+            } else if t - lastGyroTime > c.gyroTimeout || reacquiring {
+                // After readings stopped for a while (or a slow pace while still), one rate cannot be integrated
+                // across the gap, and the device may have turned, or started shaking, unobserved. Until the
+                // device has settled again (at least `reacquireTime`, outside the motion hold), the estimate is
+                // the accelerometer's own, guarded by the accelerometer-only motion hold, while the gyroscope
+                // still says whether the device turns.
+                if t - lastGyroTime > c.gyroTimeout {
+                    let before = fusion.gravity, after = lowPass.gravity
+                    // A reading that finds the device where it was (a slow pace while still) starts the estimate
+                    // again and goes on; one that finds it moved, or moving, reacquires.
+                    let cosMoved = before.dot(after) / (before.length * after.length)
+                    if moving || !(cosMoved >= limits.cosReacquire) {
+                        reacquiring = true
+                        reacquireUntil = t + c.reacquireTime
+                        // Turned across the gap faster than the settle rate, on average: it counts as turning now.
+                        let turned = Angles.atan2Degrees(-before.y * after.x - before.x * -after.y,
+                                                         -before.y * -after.y + before.x * after.x)
+                        if abs(turned) >= c.fusedSettleRate * (t - lastGyroTime) { meter.noteUnobserved(until: t) }
+                    }
+                }
                 fusion.reset(to: lowPass.gravity, magnitude: c.gravity)
             } else {
                 // The bias is learned while the accelerometer sees the device still, whatever the gyroscope
@@ -102,6 +125,7 @@ public struct OrientationEngine: Sendable {
             fused = true
         }
 
+        if !fused { reacquiring = false }
         let f = fused ? fusion.gravity : lowPass.gravity
         let settleRate = fused ? c.fusedSettleRate : c.settleRate
         let settleTime = fused ? c.fusedSettleTime : c.settleTime
@@ -119,13 +143,16 @@ public struct OrientationEngine: Sendable {
         if !restarted, t - lastMotion >= c.motionHoldoff, t - meter.lastFastTime >= settleTime {
             reference.learn(magnitude: magnitude, dt: dt, learningTime: c.gravityLearningTime)
         }
-        if !fused {
+        if reacquiring, t >= reacquireUntil, !moving, t >= motionUntil, t - meter.lastFastTime >= settleTime {
+            reacquiring = false
+        }
+        if !fused || reacquiring {
             if moving {
                 motionUntil = t + c.motionHoldoff
                 candidate = nil
             }
-            // While moving, the reading is not gravity: hold everything. The fused estimate needs no hold: it
-            // follows the gyroscope and fades the accelerometer out instead.
+            // While moving, the reading is not gravity: hold everything. The fused estimate needs no hold once
+            // it is established: it follows the gyroscope and fades the accelerometer out instead.
             guard t >= motionUntil else { return nil }
         }
 
@@ -176,6 +203,22 @@ public struct OrientationEngine: Sendable {
         return next
     }
 
+    /// Whether nothing is pending: the device has been settled for the settle time, is not in motion, and no
+    /// new quadrant is waiting out its dwell. More samples of the same pose would change nothing.
+    public var isQuiet: Bool {
+        guard started, published, candidate == nil, !reacquiring else { return false }
+        let c = configuration
+        let fused = lastTime - lastGyroTime <= c.gyroTimeout
+        guard lastTime >= motionUntil, lastTime - lastMotion >= c.motionHoldoff,
+              lastTime - meter.lastFastTime >= (fused ? c.fusedSettleTime : c.settleTime) else { return false }
+        // The fused estimate converges on the accelerometer over `fusionTime`; while the accelerometer alone
+        // would propose another quadrant, more samples may still change the decision.
+        if fused, !state.flat, let current = state.rotation {
+            return quadrant(lowPass.gravity, current: current) == current
+        }
+        return true
+    }
+
     /// What 1 g reads on the part, as learned from the samples so far.
     public var learnedGravity: LearnedGravity {
         LearnedGravity(value: reference.oneG, stillTime: reference.stillTime)
@@ -204,6 +247,8 @@ public struct OrientationEngine: Sendable {
         candidate = nil
         motionUntil = -.infinity
         lastMotion = -.infinity
+        reacquireUntil = -.infinity
+        reacquiring = false
     }
 
     /// The quadrant gravity points into, ignoring the current rotation.
@@ -264,6 +309,7 @@ public struct OrientationEngine: Sendable {
         let proportionalGain: Double
         let integralGain: Double
         let biasRateLimit: Double
+        let cosReacquire: Double
 
         init(_ c: EngineConfiguration) {
             sinFlatEnter = Angles.sinDegrees(c.flatEnterAngle)
@@ -277,6 +323,8 @@ public struct OrientationEngine: Sendable {
             // integralGain / proportionalGain per second; make that 1 / biasTime.
             integralGain = c.biasTime > 0 ? proportionalGain / c.biasTime : 0
             biasRateLimit = c.biasRateLimit * Angles.radiansPerDegree
+            // After a gap, a reading within 10° of the last estimate finds the device where it was.
+            cosReacquire = Angles.cosDegrees(10)
         }
     }
 }

@@ -26,10 +26,19 @@ public final class ReplayFeeder: InputFeed, @unchecked Sendable {
     }
 
     /// Plays the whole trace on the calling thread; returns early when `stop()` is called from elsewhere.
+    ///
+    /// When the runner has a sampling policy, the samples a live capture would not have read are skipped:
+    /// at the slow pace one sample every `readInterval` seconds of the trace's own time, the first one at or
+    /// after each read is due (within half a sample period, as a poller's reads fall between a trace's samples).
     public func run(_ runner: EngineRunner) {
         let start = MonotonicTime.now()
         let origin = samples.first?.time ?? 0
+        var due = -Double.infinity
+        var previous = -Double.infinity
         for var s in samples {
+            let slack = s.time > previous ? (s.time - previous) / 2 : 0
+            previous = s.time
+            if s.time < due - slack { continue }
             if ignoreGyro { s.angularVelocity = nil }
             if realtime {
                 let due = start + (s.time - origin) / speed
@@ -43,6 +52,13 @@ public final class ReplayFeeder: InputFeed, @unchecked Sendable {
                 return
             }
             runner.feed(s)
+            let interval = runner.readInterval
+            if interval <= 0 {
+                due = -.infinity
+            } else {
+                // Reads keep their rhythm, as a poller's do, unless the trace itself paused longer.
+                due = due.isFinite && due + interval > s.time ? due + interval : s.time + interval
+            }
         }
     }
 

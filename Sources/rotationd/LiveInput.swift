@@ -216,8 +216,10 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         let printer = options.print ? StandardOutputPrinter(onFailure: { kill(getpid(), SIGTERM) }) : nil
         if let printer { outputs.append(printer) }
         let publisher = Publisher(outputs: outputs)
+        // A recording keeps every sample, so it can be replayed with the policy or without it.
         let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
-                                  cameras: options.cameras, sensor: .idle, publisher: publisher)
+                                  cameras: options.cameras, sensor: .idle, publisher: publisher,
+                                  policy: options.record == nil ? options.samplingPolicy : nil)
         let input = LiveInput(options: options)
         input.start(runner)
         input.subscriberAdded()

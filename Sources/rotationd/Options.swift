@@ -25,6 +25,10 @@ struct Options {
     var clientTimeout: Double = 30
     var speed: Double = 1
     var verbose = false
+    var fullRate = false
+
+    /// The sampling policy to run with: slow while still, unless `--full-rate` turned it off.
+    var samplingPolicy: SamplingPolicy? { fullRate ? nil : SamplingPolicy() }
 
     static let usage = """
     usage: rotationd [options]
@@ -44,7 +48,10 @@ struct Options {
       --list                list every accelerometer and gyroscope found, with calibration and capture mode
       --print               read the live sensor and print the JSON lines published, one per change
       --record FILE.csv     read the live sensor and write its calibrated samples as a trace
-      --rate HZ             live sample rate (default 50)
+      --rate HZ             live sample rate while the device moves (default 50)
+      --full-rate           read every sample at the full rate, also while the device is still; with
+                            --replay, feed every sample of the trace (by default the samples a live
+                            capture would skip while still are skipped; see Docs/sensors.md)
       --always              keep sampling with no subscriber connected
       --serve               publish over the Unix socket (protocol: Docs/protocol.md). With --replay,
                             serving paces the trace in real time (--realtime is implied) and keeps the
@@ -116,6 +123,7 @@ struct Options {
             case "--client-timeout": o.clientTimeout = try positive(a, try value(a))
             case "--speed": o.speed = try positive(a, try value(a))
             case "--verbose": o.verbose = true
+            case "--full-rate": o.fullRate = true
             case "-h", "--help": o.help = true
             default: throw UsageError(description: "unknown option \(a); see --help")
             }

@@ -24,7 +24,7 @@ struct Serve {
             let printer = StandardOutputPrinter(mode: .complete)
             let publisher = Publisher(outputs: [printer])
             let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
-                                      cameras: options.cameras, sensor: .ok, publisher: publisher)
+                                      cameras: options.cameras, sensor: .ok, publisher: publisher, policy: options.samplingPolicy)
             feed.run(runner)
             publisher.close()
             // A partial output must never pass as a whole one.
@@ -98,7 +98,8 @@ struct Serve {
         if let printer { outputs.append(printer) }
         let publisher = Publisher(outputs: outputs)
         let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
-                                  cameras: options.cameras, sensor: startStatus, publisher: publisher)
+                                  cameras: options.cameras, sensor: startStatus, publisher: publisher,
+                                  policy: options.samplingPolicy)
         live?.attach(to: server)
         let how = listener.activated ? "socket-activated" : "mode \(String(options.socketMode, radix: 8))"
         Log.info("serving on \(listener.path) (\(how)); sensor \(feed.sensorDescription ?? "none found yet"); cameras \(options.cameras.map(\.name).joined(separator: ", "))")

@@ -20,6 +20,12 @@ struct TurnRateMeter: Sendable {
         primed = false
     }
 
+    /// Records that the device may have turned, unobserved, up to `time` (readings resumed after a gap): it
+    /// counts as turning at `time`, so settling starts afresh.
+    mutating func noteUnobserved(until time: Double) {
+        lastFastTime = max(lastFastTime, time)
+    }
+
     /// Records the in-plane gravity components at `time`, `dt` seconds after the previous reading.
     ///
     /// `cosA` and `sinA` are the in-plane components, unnormalised, of the clockwise angle from upright.
