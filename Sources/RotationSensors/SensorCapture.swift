@@ -89,9 +89,9 @@ final class SensorCapture {
         var v = (0.0, 0.0, 0.0)
         for (i, path) in paths.enumerated() {
             let d: Double
-            switch SysfsInteger.read(path) {
+            switch SysfsNumber.read(path) {
             case .success(let n):
-                d = Double(n)
+                d = n
             case .failure(.system(let e)):
                 if !IIOContext.isPresent(sensor.id) { return .failed(.gone(device: sensor.id)) }
                 let err = SystemError(operation: "read", path: path, errno: e, fix: SensorError.sysfsFix(e))
@@ -99,7 +99,7 @@ final class SensorCapture {
                 SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
                 return .skipped
             case .failure(.garbage(let text)):
-                let err = SensorError.badValue(path: path, value: String(text.trimmedSysfs), expected: "an integer count")
+                let err = SensorError.badValue(path: path, value: String(text.trimmedSysfs), expected: "a number")
                 SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
                 return .skipped
             }

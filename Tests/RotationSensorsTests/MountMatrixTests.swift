@@ -137,12 +137,12 @@ struct MountMatrixTests {
     }
 }
 
-@Suite("Raw sysfs integers")
-struct SysfsIntegerTests {
-    static func parse(_ text: String) -> Int64? {
+@Suite("Raw sysfs numbers")
+struct SysfsNumberTests {
+    static func parse(_ text: String) -> Double? {
         var bytes = Array(text.utf8)
         return bytes.withUnsafeMutableBufferPointer { buf in
-            if case .success(let v) = SysfsInteger.parse(UnsafeBufferPointer(buf)) { return v }
+            if case .success(let v) = SysfsNumber.parse(UnsafeBufferPointer(buf)) { return v }
             return nil
         }
     }
@@ -153,10 +153,25 @@ struct SysfsIntegerTests {
         #expect(Self.parse("-67\n") == -67)
         #expect(Self.parse(" +12 ") == 12)
         #expect(Self.parse("2147483648\n") == 2_147_483_648)
+        #expect(Self.parse("-256000000\n") == -256_000_000)
     }
 
-    @Test("empty, non-numeric, fractional and out-of-range values are garbage", arguments: [
-        "", "\n", "abc\n", "12a", "1.5\n", "-", "99999999999999999999\n", "2147483649", "1 2",
+    @Test("a value with a fractional part is the number it says, not garbage")
+    func parsesFractions() {
+        #expect(Self.parse("-25.6\n") == -25.6)
+        #expect(Self.parse("1.5\n") == 1.5)
+        #expect(Self.parse("0.000010\n") == 0.00001)
+        #expect(Self.parse(".5") == 0.5)
+        #expect(Self.parse("-3.\n") == -3)
+        #expect(Self.parse("2.5e2\n") == 250)
+        #expect(Self.parse("-1E-3") == -0.001)
+        // More digits than a Double holds: the extra ones only move the decimal point.
+        #expect(abs((Self.parse("12345678901234567.5e-10") ?? 0) - 1_234_567.890_123_456_7) < 1e-6)
+    }
+
+    @Test("empty, non-numeric and out-of-range values are garbage", arguments: [
+        "", "\n", "abc\n", "12a", "-", ".", "1.2.3", "1,5\n", "e5", "1e", "0x10", "inf", "nan",
+        "99999999999999999999\n", "2147483649", "2147483648.5", "3e9", "1 2",
     ])
     func rejectsGarbage(text: String) {
         #expect(Self.parse(text) == nil)
