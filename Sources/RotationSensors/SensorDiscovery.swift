@@ -181,7 +181,8 @@ public enum SensorDiscovery {
         return (.display, "default")
     }
 
-    /// The first usable mount matrix among the sources, in order; a rejected one is logged once.
+    /// The first usable mount matrix among the sources, in order; a rejected one is logged once, and so is one
+    /// used with its third row replaced (see `MountMatrix.validated()`).
     ///
     /// An accelerometer: udev `ACCEL_MOUNT_MATRIX`, `mount_matrix`, `in_accel_mount_matrix`, `in_mount_matrix`.
     /// A gyroscope on the accelerometer's device shares its chip's mounting: udev `ANGLVEL_MOUNT_MATRIX`, else
@@ -211,7 +212,11 @@ public enum SensorDiscovery {
         for (source, read) in candidates {
             guard let text = read() else { continue }
             do {
-                return (try MountMatrix.parse(String(text.trimmedSysfs)).validated(), source)
+                let given = try MountMatrix.parse(String(text.trimmedSysfs))
+                let used = try given.validated()
+                if used == given { return (used, source) }
+                SensorLog.once(.warning, "\(id): the mount matrix from \(source) (\"\(text.trimmedSysfs)\") has a third row that is zero or in the plane of the first two; using \"\(used)\", its third row replaced by the cross product of the first two")
+                return (used, "\(source), third row replaced by the cross product of the first two")
             } catch {
                 SensorLog.once(.warning, "\(id): ignoring the mount matrix from \(source) (\"\(text.trimmedSysfs)\"): \(error); trying the next source")
             }

@@ -83,18 +83,49 @@ struct MountMatrixTests {
         #expect(throws: MountMatrixError.self) { try MountMatrix.parse(text) }
     }
 
-    @Test("an all-zero row is rejected and named")
-    func rejectsZeroRow() throws {
-        let m = try MountMatrix.parse("1, 0, 0; 0, 0, 0; 0, 0, 1")
-        #expect(throws: MountMatrixError.zeroRow(matrix: m, row: 2)) { try m.validated() }
-        let message = "\(MountMatrixError.zeroRow(matrix: m, row: 2))"
-        #expect(message.contains("1, 0, 0; 0, 0, 0; 0, 0, 1") && message.contains("row 2"))
+    @Test("an all-zero first or second row is rejected and named", arguments: [1, 2])
+    func rejectsZeroRow(row: Int) throws {
+        let m = try MountMatrix.parse(row == 1 ? "0, 0, 0; 0, 1, 0; 0, 0, 1" : "1, 0, 0; 0, 0, 0; 0, 0, 1")
+        #expect(throws: MountMatrixError.zeroRow(matrix: m, row: row)) { try m.validated() }
+        let message = "\(MountMatrixError.zeroRow(matrix: m, row: row))"
+        #expect(message.contains("\(m)") && message.contains("row \(row)"))
     }
 
-    @Test("a singular matrix is rejected")
-    func rejectsSingular() throws {
-        let m = try MountMatrix.parse("1, 0, 0; 1, 0, 0; 0, 0, 1")
-        #expect(throws: MountMatrixError.singular(matrix: m)) { try m.validated() }
+    @Test("parallel first and second rows are rejected", arguments: [
+        "1, 0, 0; 1, 0, 0; 0, 0, 1", "0, 1, 0; 0, -2, 0; 0, 0, 1", "1, 1, 0; -1, -1, 0; 0, 0, 1",
+    ])
+    func rejectsParallelRows(text: String) throws {
+        let m = try MountMatrix.parse(text)
+        #expect(throws: MountMatrixError.parallelRows(matrix: m)) { try m.validated() }
+    }
+
+    @Test("a zero or dependent third row is replaced by row 1 × row 2", arguments: [
+        ("1, 0, 0; 0, 1, 0; 0, 0, 0", Vector3(0, 0, 1)),
+        ("0, -1, 0; -1, 0, 0; 0, 1, 0", Vector3(0, 0, -1)),
+        ("1, 0, 0; 0, 0, 1; 1, 0, 1", Vector3(0, -1, 0)),
+    ])
+    func replacesThirdRow(text: String, expected: Vector3) throws {
+        let m = try MountMatrix.parse(text)
+        let used = try m.validated()
+        #expect(used.row0 == m.row0 && used.row1 == m.row1 && used.row2 == expected, "\(used)")
+        #expect(used.determinant == 1)
+    }
+
+    @Test("a replaced third row takes the rows' scale: a matrix scaled by k stays scaled by k")
+    func replacedRowKeepsScale() throws {
+        let used = try MountMatrix.parse("0, 2, 0; -2, 0, 0; 0, 0, 0").validated()
+        #expect(used.row2 == Vector3(0, 0, 2), "\(used)")
+        // Rows of different lengths: the new row's length is their geometric mean.
+        let mixed = try MountMatrix.parse("4, 0, 0; 0, 1, 0; 4, 1, 0").validated()
+        #expect(abs(mixed.row2.length - 2) < 1e-12 && mixed.row2.z > 0, "\(mixed)")
+    }
+
+    @Test("a usable matrix is returned unchanged, a reflection included", arguments: [
+        "0, -1, 0; -1, 0, 0; 0, 0, 1", "1, 0, 0; 0, 1, 0; 0, 0, -1", "0.5, -0.866, 0; 0.866, 0.5, 0; 0, 0, 1", "1, 0, 0; 0, 1, 0; 0, 0, 1e-3",
+    ])
+    func usableUnchanged(text: String) throws {
+        let m = try MountMatrix.parse(text)
+        #expect(try m.validated() == m)
     }
 
     @Test("identity and rotation matrices validate")
