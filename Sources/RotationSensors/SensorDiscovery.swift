@@ -129,8 +129,11 @@ public enum SensorDiscovery {
         let buffered = chans.allSatisfy { iio_channel_is_scan_element($0) }
         var trigger: String? = nil
         let number = id.hasPrefix("iio:device") ? String(id.dropFirst("iio:device".count)) : id
+        // The kernel names a device's own trigger "<name>-dev<N>" or "<name>-trigger"; iio-sensor-proxy also
+        // takes "accel_3d-dev<N>" (the HID sensor hub's) for any accelerometer, and so does rotationd.
+        let triggerNames = ["\(name)-dev\(number)", "\(name)-trigger"] + (kind == .accelerometer ? ["accel_3d-dev\(number)"] : [])
         for d in ctx.devices where iio_device_is_trigger(d) {
-            if let n = IIOContext.name(of: d), n == "\(name)-dev\(number)" || n == "\(name)-trigger" {
+            if let n = IIOContext.name(of: d), triggerNames.contains(n) {
                 trigger = n
                 break
             }
