@@ -32,41 +32,18 @@ struct MountMatrixTests {
         #expect(m.row2.z == 1)
     }
 
-    /// Compiles the de_DE.UTF-8 locale (comma decimal separator) into a scratch directory with `localedef` and
-    /// points `LOCPATH` at it; nil when `localedef` or the locale sources (Debian package `locales`) are missing.
-    static func commaDecimalLocale() -> String? {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-locale-\(UUID().uuidString)")
-        guard FileManager.default.isReadableFile(atPath: "/usr/share/i18n/locales/de_DE"),
-              (try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)) != nil else { return nil }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/localedef")
-        p.arguments = ["-i", "de_DE", "-f", "UTF-8", dir.appendingPathComponent("de_DE.UTF-8").path]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return nil }
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { return nil }
-        return dir.path
-    }
-
     @Test("numbers parse with a point while LC_NUMERIC is a comma-decimal locale")
     func localeIndependent() throws {
         // A German LC_NUMERIC makes strtod read "0.5" as 0; the parser must not follow it.
-        let installed = setlocale(LC_NUMERIC, "de_DE.UTF-8") != nil
-        var scratch: String? = nil
-        if !installed {
-            scratch = Self.commaDecimalLocale()
-            try #require(scratch != nil, "no comma-decimal locale: install the Debian package locales (scripts/install-deps.sh)")
-            setenv("LOCPATH", scratch!, 1)
-            try #require(setlocale(LC_NUMERIC, "de_DE.UTF-8") != nil, "de_DE.UTF-8 compiled into \(scratch!) but not loaded")
-        }
+        let locale = try #require(CommaDecimalLocale.make("de_DE"),
+                                  "no comma-decimal locale: install the Debian package locales (scripts/install-deps.sh)")
+        if let dir = locale.directory { setenv("LOCPATH", dir, 1) }
         defer {
             setlocale(LC_NUMERIC, "C")
-            if let scratch {
-                unsetenv("LOCPATH")
-                try? FileManager.default.removeItem(atPath: scratch)
-            }
+            if locale.directory != nil { unsetenv("LOCPATH") }
+            locale.remove()
         }
+        try #require(setlocale(LC_NUMERIC, locale.name) != nil, "\(locale.name) made available but not loaded")
         #expect(String(cString: localeconv().pointee.decimal_point) == ",")
         #expect(strtod("0.5", nil) == 0, "the locale is in effect: the C library stops at the point")
         let m = try MountMatrix.parse("0.5, 0, 0; 0, 1, 0; 0, 0, 1")
