@@ -54,17 +54,27 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
     /// The determinant.
     public var determinant: Double { row0.dot(row1.cross(row2)) }
 
-    /// Returns the matrix if it can describe a mounting, else throws why not.
+    /// The matrix to apply in place of this one, or why there is none.
     ///
-    /// A row of zeros would drop an axis of the device frame, and a singular matrix would fold two axes onto
-    /// one; both mean the source describes the part wrongly.
+    /// The first two rows say which sensor direction becomes the device's x and y, and so decide the
+    /// rotation: each must be non-zero, and they must not be parallel. The third row only decides which way
+    /// is face up. When it is zero or lies in the plane of the first two (the matrix is singular, as in the
+    /// systemd hwdb entries that repeat a row), it is replaced by the cross product row 1 × row 2, scaled to
+    /// the rows' mean length: for a matrix of ±1 and 0 that is the one third row that makes a rotation
+    /// (determinant +1). A matrix that is usable as given, including a reflection (determinant −1), is
+    /// returned unchanged.
+    ///
+    /// - Returns: the matrix itself, or a copy with its third row replaced; compare with `self` to tell.
+    /// - Throws: `.zeroRow` for an all-zero first or second row, `.parallelRows` when those two are parallel.
     public func validated() throws(MountMatrixError) -> MountMatrix {
-        for (i, row) in [row0, row1, row2].enumerated() where row.x == 0 && row.y == 0 && row.z == 0 {
+        for (i, row) in [row0, row1].enumerated() where row.x == 0 && row.y == 0 && row.z == 0 {
             throw .zeroRow(matrix: self, row: i + 1)
         }
-        let scale = row0.length * row1.length * row2.length
-        if abs(determinant) <= 1e-6 * scale { throw .singular(matrix: self) }
-        return self
+        let normal = row0.cross(row1)
+        let plane = row0.length * row1.length
+        if normal.length <= 1e-6 * plane { throw .parallelRows(matrix: self) }
+        if abs(determinant) > 1e-6 * plane * row2.length { return self }
+        return MountMatrix(row0, row1, normal * (plane.squareRoot() / normal.length))
     }
 
     /// The matrix times the column vector `v`.
@@ -86,10 +96,10 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
 public enum MountMatrixError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The text is not three rows of three numbers.
     case malformed(text: String, reason: String)
-    /// A row is all zeros.
+    /// The first or second row is all zeros.
     case zeroRow(matrix: MountMatrix, row: Int)
-    /// The determinant is zero.
-    case singular(matrix: MountMatrix)
+    /// The first and second rows are parallel.
+    case parallelRows(matrix: MountMatrix)
 
     /// What is wrong with the matrix and what a valid one looks like.
     public var description: String {
@@ -97,9 +107,9 @@ public enum MountMatrixError: Error, Sendable, Hashable, CustomStringConvertible
         case .malformed(let text, let reason):
             return "mount matrix \"\(text.prefix(80))\" \(reason); write it as \"a, b, c; d, e, f; g, h, i\""
         case .zeroRow(let m, let row):
-            return "mount matrix \"\(m)\" has an all-zero row \(row); every device axis needs a sensor axis"
-        case .singular(let m):
-            return "mount matrix \"\(m)\" is singular (determinant 0); its rows must be independent"
+            return "mount matrix \"\(m)\" has an all-zero row \(row); the device's x and y each need a sensor direction"
+        case .parallelRows(let m):
+            return "mount matrix \"\(m)\" has parallel rows 1 and 2; the device's x and y need two different sensor directions"
         }
     }
 }

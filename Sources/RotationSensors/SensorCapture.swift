@@ -89,9 +89,9 @@ final class SensorCapture {
         var v = (0.0, 0.0, 0.0)
         for (i, path) in paths.enumerated() {
             let d: Double
-            switch SysfsInteger.read(path) {
+            switch SysfsNumber.read(path) {
             case .success(let n):
-                d = Double(n)
+                d = n
             case .failure(.system(let e)):
                 if !IIOContext.isPresent(sensor.id) { return .failed(.gone(device: sensor.id)) }
                 let err = SystemError(operation: "read", path: path, errno: e, fix: SensorError.sysfsFix(e))
@@ -99,7 +99,7 @@ final class SensorCapture {
                 SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
                 return .skipped
             case .failure(.garbage(let text)):
-                let err = SensorError.badValue(path: path, value: String(text.trimmedSysfs), expected: "an integer count")
+                let err = SensorError.badValue(path: path, value: String(text.trimmedSysfs), expected: "a number")
                 SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
                 return .skipped
             }
@@ -183,8 +183,11 @@ final class SensorCapture {
             if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
             if e == EACCES || e == EPERM {
                 // Enabling a buffer writes its sysfs controls and opens /dev/iio:deviceN, both root's only;
-                // the raw attributes are usually readable by everyone, so polling still works.
-                SensorLog.once(.error, "\(SensorError.buffer(device: id, operation: "open", errno: e)); polling \(SensorError.sysfsPath(id, "in_accel_*_raw")) at \(rate) Hz instead")
+                // the raw attributes are usually readable by everyone, so polling still works. libiio only says
+                // EACCES: name the file it was refused.
+                let cause = deniedBufferFile(timestamp.map { scanChannels + [$0] } ?? scanChannels).map { "\($0)" }
+                    ?? "\(SensorError.buffer(device: id, operation: "open", errno: e))"
+                SensorLog.once(.error, "\(cause); polling \(SensorError.sysfsPath(id, "in_accel_*_raw")) at \(rate) Hz instead of reading the buffer")
                 return .fallBack
             }
             SensorLog.once(.warning, "\(id): buffered capture unavailable (\(String(cString: strerror(e)))); polling in_accel_*_raw at \(rate) Hz instead")
@@ -224,6 +227,26 @@ final class SensorCapture {
             first = false
             decode(buf, bytes: n, scanChannels: scanChannels, offsets: offsets, timestamp: timestamp, tsOffset: tsOffset, hz: hz)
         }
+    }
+
+    /// The first file that opening a buffer needs and this process may not use, in the order libiio uses them:
+    /// `buffer/enable` and `buffer/length` (written), the device node (read and written), then each enabled
+    /// channel's `scan_elements/in_*_en` (written). Nil when none is refused.
+    private func deniedBufferFile(_ enabled: [OpaquePointer]) -> SystemError? {
+        let id = accel.id
+        var files = [(SensorError.sysfsPath(id, "buffer/enable"), W_OK, "write"),
+                     (SensorError.sysfsPath(id, "buffer/length"), W_OK, "write"),
+                     ("/dev/\(id)", R_OK | W_OK, "open")]
+        for ch in enabled {
+            files.append((SensorError.sysfsPath(id, "scan_elements/in_\(IIOContext.channelID(ch))_en"), W_OK, "write"))
+        }
+        for (path, mode, operation) in files where access(path, mode) != 0 {
+            let e = errno
+            if e == EACCES || e == EPERM || e == EROFS {
+                return SystemError(operation: operation, path: path, errno: e, fix: SensorError.sysfsFix(e))
+            }
+        }
+        return nil
     }
 
     /// One channel's value at `ptr`, converted from its scan format to a host integer.

@@ -129,8 +129,11 @@ public enum SensorDiscovery {
         let buffered = chans.allSatisfy { iio_channel_is_scan_element($0) }
         var trigger: String? = nil
         let number = id.hasPrefix("iio:device") ? String(id.dropFirst("iio:device".count)) : id
+        // The kernel names a device's own trigger "<name>-dev<N>" or "<name>-trigger"; iio-sensor-proxy also
+        // takes "accel_3d-dev<N>" (the HID sensor hub's) for any accelerometer, and so does rotationd.
+        let triggerNames = ["\(name)-dev\(number)", "\(name)-trigger"] + (kind == .accelerometer ? ["accel_3d-dev\(number)"] : [])
         for d in ctx.devices where iio_device_is_trigger(d) {
-            if let n = IIOContext.name(of: d), n == "\(name)-dev\(number)" || n == "\(name)-trigger" {
+            if let n = IIOContext.name(of: d), triggerNames.contains(n) {
                 trigger = n
                 break
             }
@@ -181,7 +184,8 @@ public enum SensorDiscovery {
         return (.display, "default")
     }
 
-    /// The first usable mount matrix among the sources, in order; a rejected one is logged once.
+    /// The first usable mount matrix among the sources, in order; a rejected one is logged once, and so is one
+    /// used with its third row replaced (see `MountMatrix.validated()`).
     ///
     /// An accelerometer: udev `ACCEL_MOUNT_MATRIX`, `mount_matrix`, `in_accel_mount_matrix`, `in_mount_matrix`.
     /// A gyroscope on the accelerometer's device shares its chip's mounting: udev `ANGLVEL_MOUNT_MATRIX`, else
@@ -211,7 +215,11 @@ public enum SensorDiscovery {
         for (source, read) in candidates {
             guard let text = read() else { continue }
             do {
-                return (try MountMatrix.parse(String(text.trimmedSysfs)).validated(), source)
+                let given = try MountMatrix.parse(String(text.trimmedSysfs))
+                let used = try given.validated()
+                if used == given { return (used, source) }
+                SensorLog.once(.warning, "\(id): the mount matrix from \(source) (\"\(text.trimmedSysfs)\") has a third row that is zero or in the plane of the first two; using \"\(used)\", its third row replaced by the cross product of the first two")
+                return (used, "\(source), third row replaced by the cross product of the first two")
             } catch {
                 SensorLog.once(.warning, "\(id): ignoring the mount matrix from \(source) (\"\(text.trimmedSysfs)\"): \(error); trying the next source")
             }

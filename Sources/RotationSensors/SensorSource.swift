@@ -61,6 +61,12 @@ public final class SensorSource: @unchecked Sendable {
     private var reported: SensorStatus?
     private var hadSensor = false
     private var absentLogged = false
+    /// The failure logged since the sensor last delivered a sample: retries that fail the same way say nothing.
+    private var failureLogged: String?
+    /// Whether the latest capture failed before its first sample: the retry does not announce the sensor again.
+    private var retrying = false
+    /// Whether the current capture has delivered a sample.
+    private var delivered = false
     private var monitor: UDevMonitor?
 
     /// Creates a stopped source.
@@ -133,6 +139,8 @@ public final class SensorSource: @unchecked Sendable {
         reported = nil
         hadSensor = false
         absentLogged = false
+        failureLogged = nil
+        retrying = false
         control.withLock {
             $0.running = true
             $0.stopRequested = false
@@ -200,6 +208,7 @@ public final class SensorSource: @unchecked Sendable {
     /// Hands one sample to the owner, reporting `.ok` first when the status was something else.
     func deliver(_ sample: Sample) {
         hadSensor = true
+        delivered = true
         report(.ok, time: sample.time)
         onSample(sample)
     }
@@ -207,6 +216,7 @@ public final class SensorSource: @unchecked Sendable {
     private func report(_ status: SensorStatus, time: Double = MonotonicClock.now()) {
         guard status != reported, !stopRequested else { return }
         reported = status
+        if status == .ok { failureLogged = nil }
         onStatus(status, time)
     }
 
@@ -234,22 +244,32 @@ public final class SensorSource: @unchecked Sendable {
                     absentLogged = true
                 }
             case .failed(let error):
-                if error.isPermission {
-                    SensorLog.once(.error, error.description)
-                } else {
-                    SensorLog.limited(.warning, key: "failed:" + error.description, interval: 60, error.description)
-                }
-                if !absentLogged && hadSensor {
-                    SensorLog.write(.warning, "sensor lost; waiting for \(SensorDiscovery.lookingFor) to come back")
+                // Each rescan retries the capture: one line per problem until the sensor works again.
+                if error.description != failureLogged {
+                    SensorLog.write(error.isPermission ? .error : .warning, error.description)
+                    if reported == .ok {
+                        if case .gone = error {
+                            SensorLog.write(.warning, "sensor lost; waiting for \(SensorDiscovery.lookingFor) to come back")
+                        } else {
+                            SensorLog.write(.warning, "sensor lost; trying it again every \(Self.seconds(configuration.rescanInterval))")
+                        }
+                    }
+                    failureLogged = error.description
                 }
                 absentLogged = true
             case .fallBack:
                 break
             }
+            if case .failed = outcome { retrying = !delivered } else { retrying = false }
             if stopRequested { return }
             report(hadSensor ? .lost : .none)
             waitForChange()
         }
+    }
+
+    /// "second" or "N seconds", for messages.
+    private static func seconds(_ interval: Double) -> String {
+        interval == 1 ? "second" : "\(interval) seconds"
     }
 
     /// Names the calling thread (shown by `top -H` and in `/proc/PID/task/*/comm`).
@@ -275,6 +295,7 @@ public final class SensorSource: @unchecked Sendable {
 
     /// One discovery and, when a display accelerometer is found, one capture until it ends.
     private func session() -> SensorCapture.Outcome {
+        delivered = false
         let ctx: IIOContext
         let nothing = "no accelerometer found: looked for \(SensorDiscovery.lookingFor); waiting for one to appear"
         do { ctx = try IIOContext(timeoutMilliseconds: UInt32(configuration.bufferSilence * 1000)) } catch {
@@ -301,7 +322,7 @@ public final class SensorSource: @unchecked Sendable {
         var message = "using \(accel.id) (\(accel.name)) as the display accelerometer, \(accel.capture.rawValue)"
         if let gyro { message += ", gyroscope \(gyro.id) (\(gyro.name))" }
         if let base = inventory.base { message += "; base accelerometer \(base.id) is not used" }
-        SensorLog.limited(.info, key: "using", interval: 5, message)
+        if !retrying { SensorLog.limited(.info, key: "using", interval: 5, message) }
         control.withLock { $0.sensor = accel }
         let capture = SensorCapture(source: self, context: ctx, device: dev, accelerometer: accel,
                                     gyroscope: gyro, gyroscopeDevice: gyro.flatMap { ctx.device(id: $0.id) })

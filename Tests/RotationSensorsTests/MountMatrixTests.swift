@@ -32,41 +32,18 @@ struct MountMatrixTests {
         #expect(m.row2.z == 1)
     }
 
-    /// Compiles the de_DE.UTF-8 locale (comma decimal separator) into a scratch directory with `localedef` and
-    /// points `LOCPATH` at it; nil when `localedef` or the locale sources (Debian package `locales`) are missing.
-    static func commaDecimalLocale() -> String? {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-locale-\(UUID().uuidString)")
-        guard FileManager.default.isReadableFile(atPath: "/usr/share/i18n/locales/de_DE"),
-              (try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)) != nil else { return nil }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/localedef")
-        p.arguments = ["-i", "de_DE", "-f", "UTF-8", dir.appendingPathComponent("de_DE.UTF-8").path]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return nil }
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { return nil }
-        return dir.path
-    }
-
     @Test("numbers parse with a point while LC_NUMERIC is a comma-decimal locale")
     func localeIndependent() throws {
         // A German LC_NUMERIC makes strtod read "0.5" as 0; the parser must not follow it.
-        let installed = setlocale(LC_NUMERIC, "de_DE.UTF-8") != nil
-        var scratch: String? = nil
-        if !installed {
-            scratch = Self.commaDecimalLocale()
-            try #require(scratch != nil, "no comma-decimal locale: install the Debian package locales (scripts/install-deps.sh)")
-            setenv("LOCPATH", scratch!, 1)
-            try #require(setlocale(LC_NUMERIC, "de_DE.UTF-8") != nil, "de_DE.UTF-8 compiled into \(scratch!) but not loaded")
-        }
+        let locale = try #require(CommaDecimalLocale.make("de_DE"),
+                                  "no comma-decimal locale: install the Debian package locales (scripts/install-deps.sh)")
+        if let dir = locale.directory { setenv("LOCPATH", dir, 1) }
         defer {
             setlocale(LC_NUMERIC, "C")
-            if let scratch {
-                unsetenv("LOCPATH")
-                try? FileManager.default.removeItem(atPath: scratch)
-            }
+            if locale.directory != nil { unsetenv("LOCPATH") }
+            locale.remove()
         }
+        try #require(setlocale(LC_NUMERIC, locale.name) != nil, "\(locale.name) made available but not loaded")
         #expect(String(cString: localeconv().pointee.decimal_point) == ",")
         #expect(strtod("0.5", nil) == 0, "the locale is in effect: the C library stops at the point")
         let m = try MountMatrix.parse("0.5, 0, 0; 0, 1, 0; 0, 0, 1")
@@ -83,18 +60,49 @@ struct MountMatrixTests {
         #expect(throws: MountMatrixError.self) { try MountMatrix.parse(text) }
     }
 
-    @Test("an all-zero row is rejected and named")
-    func rejectsZeroRow() throws {
-        let m = try MountMatrix.parse("1, 0, 0; 0, 0, 0; 0, 0, 1")
-        #expect(throws: MountMatrixError.zeroRow(matrix: m, row: 2)) { try m.validated() }
-        let message = "\(MountMatrixError.zeroRow(matrix: m, row: 2))"
-        #expect(message.contains("1, 0, 0; 0, 0, 0; 0, 0, 1") && message.contains("row 2"))
+    @Test("an all-zero first or second row is rejected and named", arguments: [1, 2])
+    func rejectsZeroRow(row: Int) throws {
+        let m = try MountMatrix.parse(row == 1 ? "0, 0, 0; 0, 1, 0; 0, 0, 1" : "1, 0, 0; 0, 0, 0; 0, 0, 1")
+        #expect(throws: MountMatrixError.zeroRow(matrix: m, row: row)) { try m.validated() }
+        let message = "\(MountMatrixError.zeroRow(matrix: m, row: row))"
+        #expect(message.contains("\(m)") && message.contains("row \(row)"))
     }
 
-    @Test("a singular matrix is rejected")
-    func rejectsSingular() throws {
-        let m = try MountMatrix.parse("1, 0, 0; 1, 0, 0; 0, 0, 1")
-        #expect(throws: MountMatrixError.singular(matrix: m)) { try m.validated() }
+    @Test("parallel first and second rows are rejected", arguments: [
+        "1, 0, 0; 1, 0, 0; 0, 0, 1", "0, 1, 0; 0, -2, 0; 0, 0, 1", "1, 1, 0; -1, -1, 0; 0, 0, 1",
+    ])
+    func rejectsParallelRows(text: String) throws {
+        let m = try MountMatrix.parse(text)
+        #expect(throws: MountMatrixError.parallelRows(matrix: m)) { try m.validated() }
+    }
+
+    @Test("a zero or dependent third row is replaced by row 1 × row 2", arguments: [
+        ("1, 0, 0; 0, 1, 0; 0, 0, 0", Vector3(0, 0, 1)),
+        ("0, -1, 0; -1, 0, 0; 0, 1, 0", Vector3(0, 0, -1)),
+        ("1, 0, 0; 0, 0, 1; 1, 0, 1", Vector3(0, -1, 0)),
+    ])
+    func replacesThirdRow(text: String, expected: Vector3) throws {
+        let m = try MountMatrix.parse(text)
+        let used = try m.validated()
+        #expect(used.row0 == m.row0 && used.row1 == m.row1 && used.row2 == expected, "\(used)")
+        #expect(used.determinant == 1)
+    }
+
+    @Test("a replaced third row takes the rows' scale: a matrix scaled by k stays scaled by k")
+    func replacedRowKeepsScale() throws {
+        let used = try MountMatrix.parse("0, 2, 0; -2, 0, 0; 0, 0, 0").validated()
+        #expect(used.row2 == Vector3(0, 0, 2), "\(used)")
+        // Rows of different lengths: the new row's length is their geometric mean.
+        let mixed = try MountMatrix.parse("4, 0, 0; 0, 1, 0; 4, 1, 0").validated()
+        #expect(abs(mixed.row2.length - 2) < 1e-12 && mixed.row2.z > 0, "\(mixed)")
+    }
+
+    @Test("a usable matrix is returned unchanged, a reflection included", arguments: [
+        "0, -1, 0; -1, 0, 0; 0, 0, 1", "1, 0, 0; 0, 1, 0; 0, 0, -1", "0.5, -0.866, 0; 0.866, 0.5, 0; 0, 0, 1", "1, 0, 0; 0, 1, 0; 0, 0, 1e-3",
+    ])
+    func usableUnchanged(text: String) throws {
+        let m = try MountMatrix.parse(text)
+        #expect(try m.validated() == m)
     }
 
     @Test("identity and rotation matrices validate")
@@ -137,12 +145,12 @@ struct MountMatrixTests {
     }
 }
 
-@Suite("Raw sysfs integers")
-struct SysfsIntegerTests {
-    static func parse(_ text: String) -> Int64? {
+@Suite("Raw sysfs numbers")
+struct SysfsNumberTests {
+    static func parse(_ text: String) -> Double? {
         var bytes = Array(text.utf8)
         return bytes.withUnsafeMutableBufferPointer { buf in
-            if case .success(let v) = SysfsInteger.parse(UnsafeBufferPointer(buf)) { return v }
+            if case .success(let v) = SysfsNumber.parse(UnsafeBufferPointer(buf)) { return v }
             return nil
         }
     }
@@ -153,10 +161,25 @@ struct SysfsIntegerTests {
         #expect(Self.parse("-67\n") == -67)
         #expect(Self.parse(" +12 ") == 12)
         #expect(Self.parse("2147483648\n") == 2_147_483_648)
+        #expect(Self.parse("-256000000\n") == -256_000_000)
     }
 
-    @Test("empty, non-numeric, fractional and out-of-range values are garbage", arguments: [
-        "", "\n", "abc\n", "12a", "1.5\n", "-", "99999999999999999999\n", "2147483649", "1 2",
+    @Test("a value with a fractional part is the number it says, not garbage")
+    func parsesFractions() {
+        #expect(Self.parse("-25.6\n") == -25.6)
+        #expect(Self.parse("1.5\n") == 1.5)
+        #expect(Self.parse("0.000010\n") == 0.00001)
+        #expect(Self.parse(".5") == 0.5)
+        #expect(Self.parse("-3.\n") == -3)
+        #expect(Self.parse("2.5e2\n") == 250)
+        #expect(Self.parse("-1E-3") == -0.001)
+        // More digits than a Double holds: the extra ones only move the decimal point.
+        #expect(abs((Self.parse("12345678901234567.5e-10") ?? 0) - 1_234_567.890_123_456_7) < 1e-6)
+    }
+
+    @Test("empty, non-numeric and out-of-range values are garbage", arguments: [
+        "", "\n", "abc\n", "12a", "-", ".", "1.2.3", "1,5\n", "e5", "1e", "0x10", "inf", "nan",
+        "99999999999999999999\n", "2147483649", "2147483648.5", "3e9", "1 2",
     ])
     func rejectsGarbage(text: String) {
         #expect(Self.parse(text) == nil)

@@ -53,7 +53,12 @@ struct UmockdevRun {
     }
 
     /// Runs `rotationd ARGS` with the given devices and steps (see the driver's usage text).
-    static func run(devices: [String], steps: [[Any]], arguments: [String]) throws -> Result {
+    ///
+    /// - Parameters:
+    ///   - user: `USER:GROUP` to run rotationd as that unprivileged user (the driver's `--user`), or nil for root.
+    ///   - environment: variables added to rotationd's environment (and the driver's).
+    static func run(devices: [String], steps: [[Any]], arguments: [String], user: String? = nil,
+                    environment: [String: String] = [:]) throws -> Result {
         let binary = binDir + "/rotationd"
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw RunError(message: "\(binary) is missing: run `swift build` first, or set ROTATIOND_BIN_DIR")
@@ -61,10 +66,14 @@ struct UmockdevRun {
         let stepsJSON = String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self)
         var args = [fixtures.appendingPathComponent("umockdev-driver.py").path]
         for d in devices { args += ["--device", d] }
+        if let user { args += ["--user", user] }
         args += ["--actions", stepsJSON, "--", binary] + arguments
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/umockdev-wrapper")
         p.arguments = ["/usr/bin/python3"] + args
+        if !environment.isEmpty {
+            p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-umockdev-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// Permission denied for real: `rotationd --serve` runs as the unprivileged user nobody (through setpriv) under
+/// umockdev, where file modes apply to it as sysfs's do, and a socket client follows it.
+///
+/// Needs root, to switch users; skipped otherwise.
+@Suite("Permission denied, with rotationd running as nobody", .serialized, .enabled(if: geteuid() == 0, "needs root to start rotationd as nobody"))
+struct PermissionTests {
+    static let user = "nobody:nogroup"
+    static let normal = "\"rotation\":0,"
+    static let rightUp = "\"rotation\":270,"
+    static let fix = "(run rotationd as root, as its systemd service does)"
+
+    static func socketPath(_ name: String) -> String {
+        "/tmp/rotationd-perm-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+    }
+
+    /// The `sensor` status of each state on connection `n`, repeats collapsed.
+    static func statuses(_ r: UmockdevRun.Result, _ n: Int = 1) -> [String] {
+        var out: [String] = []
+        for m in r.socket(n) where m["type"] as? String == "state" {
+            if let s = m["sensor"] as? String, out.last != s { out.append(s) }
+        }
+        return out
+    }
+
+    @Test("a raw attribute that becomes unreadable: one error naming the file and the fix, the client stays connected and sees the sensor lost, and the rotation follows the device again once the file is readable")
+    func unreadableRawAttribute() throws {
+        let socket = Self.socketPath("raw")
+        let raw = "sys/bus/iio/devices/iio:device0/in_accel_x_raw"
+        let r = try UmockdevRun.run(devices: ["polled.umockdev"], steps: [
+            ["start"],
+            ["connect", socket, 5],
+            ["wait-sock", Self.normal, 5],
+            ["chmod", raw, "000"],
+            ["wait-sock", "\"sensor\":\"lost\"", 5],
+            ["wait-err", "in_accel_x_raw: Permission denied", 5],
+            // Turned right edge up while the file cannot be read (it keeps its mode 000).
+            ["set", "iio:device0", ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]],
+            // Rescans try the sensor again every second meanwhile.
+            ["sleep", 2.5],
+            ["alive"],
+            ["chmod", raw, "644"],
+            ["wait-sock", "\"sensor\":\"ok\"", 5],
+            ["wait-sock", Self.rightUp, 5],
+            ["alive"],
+        ], arguments: ["--serve", "--socket", socket], user: Self.user)
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        // One connection throughout: idle, ok, lost while unreadable, ok again.
+        #expect(Self.statuses(r) == ["idle", "ok", "lost", "ok"], "\(r.transcript)")
+        let states = r.socket(1).filter { $0["type"] as? String == "state" }
+        let lost = try #require(states.firstIndex { $0["sensor"] as? String == "lost" }, "\(r.transcript)")
+        let back = try #require(states.lastIndex { $0["sensor"] as? String == "ok" && $0["rotation"] as? Int == 0 }, "\(r.transcript)")
+        let turned = try #require(states.firstIndex { $0["rotation"] as? Int == 270 }, "\(r.transcript)")
+        #expect(lost < back && back < turned, "\(r.transcript)")
+        // The last rotation held while the sensor was lost.
+        #expect(states[lost]["rotation"] as? Int == 0, "\(states[lost])")
+        let denied = r.stderr.filter { $0.contains("Permission denied") }
+        #expect(denied == ["rotationd: error: cannot read /sys/bus/iio/devices/iio:device0/in_accel_x_raw: Permission denied \(Self.fix)"],
+                "\(r.transcript)")
+        #expect(r.stderr.filter { $0.contains("sensor lost") } == ["rotationd: warning: sensor lost; trying it again every second"],
+                "\(r.transcript)")
+        #expect(r.stderr.filter { $0.contains("as the display accelerometer") }.count == 1, "\(r.transcript)")
+    }
+
+    @Test("an unwritable buffer/enable: one error naming that file and the fix, the rotation is polled meanwhile, and the next sampling reads the buffer once the file is writable")
+    func unwritableBufferEnable() throws {
+        let socket = Self.socketPath("buffer")
+        let dev = "sys/bus/iio/devices/iio:device0/"
+        let node = "/dev/iio:device0"
+        let r = try UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+            // The device and its node belong to rotationd's user, as a udev rule would give them, except that
+            // buffer/enable is read-only.
+            ["chown", "sys/devices/platform/accel-buffered", Self.user],
+            ["chown", "dev/iio:device0", Self.user],
+            ["chmod", dev + "buffer/enable", "444"],
+            ["set", "iio:device0", ["in_accel_x_raw": 523, "in_accel_y_raw": 13, "in_accel_z_raw": 5]],
+            ["start"],
+            ["connect", socket, 5],
+            ["wait-err", "cannot write /sys/bus/iio/devices/iio:device0/buffer/enable: Permission denied", 5],
+            ["wait-sock", Self.normal, 5],
+            ["alive"],
+            ["chmod", dev + "buffer/enable", "644"],
+            ["disconnect"],
+            ["wait-err", "sampling stopped in", 5],
+            // Now only the buffer says right edge up; the raw attributes still say upright.
+            ["feed", node, "<hhhxxq", [8, 521, -67], 50],
+            ["connect", socket, 5],
+            ["wait-sock", Self.rightUp, 5],
+            ["expect-file", dev + "buffer/enable", "1"],
+            ["alive"],
+        ], arguments: ["--serve", "--socket", socket, "--verbose"], user: Self.user)
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        // Polling served the first client without a gap: the sensor never went lost. (The second may connect
+        // while the service is still going idle after the first, and then sees ok, idle, ok.)
+        #expect(Self.statuses(r, 1) == ["idle", "ok"], "\(r.transcript)")
+        #expect(!Self.statuses(r, 2).contains("lost") && Self.statuses(r, 2).last == "ok", "\(r.transcript)")
+        let denied = r.stderr.filter { $0.contains("Permission denied") }
+        #expect(denied == ["rotationd: error: cannot write /sys/bus/iio/devices/iio:device0/buffer/enable: Permission denied \(Self.fix); polling /sys/bus/iio/devices/iio:device0/in_accel_*_raw at 50.0 Hz instead of reading the buffer"],
+                "\(r.transcript)")
+    }
+}
