@@ -10,6 +10,10 @@ struct Daemon {
             OutputStreamFD.standardOutput.write(Options.usage + "\n")
             return 0
         }
+        if options.version {
+            OutputStreamFD.standardOutput.write("\(ServiceVersion.name) \(ServiceVersion.current)\n")
+            return 0
+        }
         if options.replay != nil || options.serve {
             return Serve(options: options).run()
         }
