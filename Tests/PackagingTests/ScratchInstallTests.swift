@@ -32,11 +32,12 @@ struct ScratchInstallTests {
             _ = fm.createFile(atPath: dir.path("usr/sbin/policy-rc.d"), contents: Data(policy.utf8), attributes: [.posixPermissions: 0o755])
         }
 
-        /// Runs dpkg on this root with `arguments`, as described on the suite.
+        /// Runs dpkg on this root with `arguments`, as described on the suite; its log stays in the root too.
         func dpkg(_ arguments: [String]) throws -> Command {
             let script = "mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system && exec dpkg \"$@\""
             return try Command.run("unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh",
-                                               "--root=\(path)", "--force-script-chrootless"] + arguments)
+                                               "--root=\(path)", "--log=\(path)/var/lib/dpkg/dpkg.log",
+                                               "--force-script-chrootless"] + arguments)
         }
 
         /// Every path under the root, relative to it, except the dpkg database and the policy log.
