@@ -5,11 +5,14 @@ BINDIR = $(DESTDIR)$(PREFIX)/bin
 # udev and systemd also read rules and units under /usr/local/lib; PREFIX=/usr puts them in /usr/lib.
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+DOCDIR ?= $(PREFIX)/share/doc/rotationd
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 RELEASE = $(SWIFT) build -c release --static-swift-stdlib $(SWIFT_FLAGS)
 
-.PHONY: all deps build release demo test bench install install-data uninstall clean
+.PHONY: all deps build release binaries man deb demo test bench install install-data uninstall clean
 
 all: build
 
@@ -19,8 +22,25 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
-release: deps
+release: deps binaries
+
+# The release build alone, without installing build dependencies.
+binaries:
 	$(RELEASE)
+
+# The man pages, from their scdoc sources in man/.
+MANPAGES = build/man/rotationd.8 build/man/rotwatch.1
+man: $(MANPAGES)
+build/man/%: man/%.scd
+	@mkdir -p build/man
+	scdoc < $< > $@
+
+# A binary Debian package in dist/, built by debhelper (debian/rules) from the release build. Its version
+# is the one the built rotationd prints.
+deb: release
+	./scripts/debian-changelog.sh "$$($(BUILD_DIR)/rotationd --version | cut -d' ' -f2)" > debian/changelog
+	dpkg-checkbuilddeps
+	debian/rules binary
 
 # The main job on the built-in default: rotationd serves the bundled trace in real time and rotwatch follows it.
 demo: release
@@ -48,18 +68,32 @@ install: install-data
 	install -d $(BINDIR)
 	install -m 0755 $(BUILD_DIR)/rotationd $(BUILD_DIR)/rotwatch $(BINDIR)/
 
-# The udev rule and the systemd units; ExecStart points at $(PREFIX)/bin/rotationd.
-install-data:
+# The udev rule, the systemd units (ExecStart points at $(PREFIX)/bin/rotationd), the man pages, the bash
+# completions and the documents.
+install-data: man
 	install -d $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(UNITDIR)
 	install -m 0644 udev-rules/60-rotationd.rules $(DESTDIR)$(UDEVRULESDIR)/
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/rotationd.service.in > $(DESTDIR)$(UNITDIR)/rotationd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/rotationd.service
 	install -m 0644 systemd/rotationd.socket $(DESTDIR)$(UNITDIR)/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 build/man/rotwatch.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 build/man/rotationd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -d $(DESTDIR)$(BASHCOMPLETIONDIR)
+	install -m 0644 completions/rotationd completions/rotwatch $(DESTDIR)$(BASHCOMPLETIONDIR)/
+	install -d $(DESTDIR)$(DOCDIR)/examples
+	install -m 0644 README.md Docs/*.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 Docs/examples/* $(DESTDIR)$(DOCDIR)/examples/
 
 uninstall:
 	rm -f $(BINDIR)/rotationd $(BINDIR)/rotwatch
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-rotationd.rules
 	rm -f $(DESTDIR)$(UNITDIR)/rotationd.service $(DESTDIR)$(UNITDIR)/rotationd.socket
+	rm -f $(DESTDIR)$(MANDIR)/man1/rotwatch.1 $(DESTDIR)$(MANDIR)/man8/rotationd.8
+	rm -f $(DESTDIR)$(BASHCOMPLETIONDIR)/rotationd $(DESTDIR)$(BASHCOMPLETIONDIR)/rotwatch
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
-	rm -rf .build
+	rm -rf .build build dist
+	rm -rf debian/rotationd debian/.debhelper debian/tmp
+	rm -f debian/changelog debian/files debian/*.substvars debian/*.debhelper debian/*.debhelper.log debian/debhelper-build-stamp

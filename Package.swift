@@ -31,5 +31,6 @@ let package = Package(
         .testTarget(name: "RotationEngineTests", dependencies: ["RotationEngine"]),
         .testTarget(name: "RotationSensorsTests", dependencies: ["RotationEngine", "RotationSensors"]),
         .testTarget(name: "RotationServiceTests", dependencies: ["RotationEngine", "RotationClient", "RotationService"]),
+        .testTarget(name: "PackagingTests"),
     ]
 )

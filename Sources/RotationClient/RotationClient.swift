@@ -1,5 +1,4 @@
 import Glibc
-import Foundation
 import RotationEngine
 import Synchronization
 
@@ -12,7 +11,7 @@ public final class RotationClient: Sendable {
     /// Uses `path`, or the default path: `ROTATIOND_SOCKET`, else the per-user socket when it exists
     /// (root: the system one), else the system socket (`SocketPath.resolveForClient`).
     public init(path: String? = nil) {
-        self.path = SocketPath.resolveForClient(explicit: path, environment: { ProcessInfo.processInfo.environment[$0] },
+        self.path = SocketPath.resolveForClient(explicit: path, environment: { getenv($0).map { String(cString: $0) } },
                                                 isRoot: geteuid() == 0, exists: { access($0, F_OK) == 0 })
     }
 
@@ -50,7 +49,7 @@ public final class RotationClient: Sendable {
         let (stream, continuation) = AsyncStream<ServiceEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let flag = CancelFlag()
         continuation.onTermination = { _ in flag.set() }
-        Thread.detachNewThread {
+        DetachedThread.start {
             var backoff = initialBackoff
             var reportedOutage = false
             while !flag.isSet {

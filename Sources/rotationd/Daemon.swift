@@ -12,6 +12,10 @@ struct Daemon {
             return 0
         }
         if options.verbose { Log.minimumLevel = .debug }
+        if options.version {
+            OutputStreamFD.standardOutput.write("\(ServiceVersion.name) \(ServiceVersion.current)\n")
+            return 0
+        }
         if options.replay != nil || options.serve {
             return Serve(options: options).run()
         }

@@ -16,6 +16,7 @@ struct Options {
     var rate = 50.0
     var always = false
     var help = false
+    var version = false
     var cameras: [Camera] = []
     var configuration = EngineConfiguration.default
     var serve = false
@@ -65,6 +66,7 @@ struct Options {
       --client-timeout SEC  disconnect a client that has read nothing for SEC seconds (default 30)
       --speed FACTOR        with --realtime: play the trace FACTOR times faster than recorded (default 1)
       --verbose             log at debug level: every connection, what 1 g reads on a correct part
+      --version             print the version and exit
       -h, --help            show this help
 
     Without --serve or --socket, --replay prints one JSON line per change on standard output and exits.
@@ -124,6 +126,7 @@ struct Options {
             case "--speed": o.speed = try positive(a, try value(a))
             case "--verbose": o.verbose = true
             case "--full-rate": o.fullRate = true
+            case "--version": o.version = true
             case "-h", "--help": o.help = true
             default: throw UsageError(description: "unknown option \(a); see --help")
             }
@@ -137,7 +140,7 @@ struct Options {
 
     /// Refuses an option the chosen mode would silently ignore, naming it and saying what it applies to.
     static func checkCombination(_ o: Options, given: Set<String>) throws(UsageError) {
-        if o.help { return }
+        if o.help || o.version { return }
         func refuse(_ flags: [String], _ reason: String) throws(UsageError) {
             if let f = flags.first(where: given.contains) {
                 throw UsageError(description: "\(f) \(reason); see --help")

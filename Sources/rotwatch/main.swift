@@ -3,7 +3,7 @@ import RotationClient
 import RotationEngine
 
 let usage = """
-usage: rotwatch [--json] [--once] [--socket PATH]
+usage: rotwatch [--json] [--once] [--socket PATH] [--version]
 
 Shows what rotationd publishes, like monitor-sensor: a header line naming the service, the sensor and
 the cameras, then one line per change with the time (monotonic seconds, trace seconds for a replay),
@@ -14,6 +14,7 @@ the orientation and rotation, each camera's capture angle and the tilt.
                   the service was idle, waits up to 3 s for the state its sensor reports once sampling
   --socket PATH   the service's socket. Default: $ROTATIOND_SOCKET, else $XDG_RUNTIME_DIR/rotationd.sock
                   when it exists (not as root), else /run/rotationd/rotationd.sock
+  --version       print the version and exit
   -h, --help      show this help
 
 Without --once, rotwatch runs until interrupted. When the service stops it says so on standard error
@@ -58,6 +59,9 @@ while !rest.isEmpty {
     case "--socket":
         guard !rest.isEmpty else { fail("--socket needs a path; see --help", status: 2) }
         args.socket = rest.removeFirst()
+    case "--version":
+        say("rotwatch \(ServiceVersion.current)")
+        exit(0)
     case "-h", "--help":
         say(usage)
         exit(0)

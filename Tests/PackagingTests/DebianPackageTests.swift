@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The package `make deb` leaves in dist/, unpacked into scratch directories.
+@Suite("Debian package")
+struct DebianPackageTests {
+    /// The package unpacked with `dpkg-deb -x` into a scratch directory.
+    static func unpack() throws -> (deb: String, root: ScratchDirectory) {
+        let deb = try PackagePaths.requireDebianPackage()
+        let root = try ScratchDirectory()
+        _ = try Command.output("dpkg-deb", ["-x", deb, root.path])
+        return (deb, root)
+    }
+
+    @Test("make deb names the package rotationd_VERSION_ARCH.deb with the version both commands print")
+    func versionIsTheCommands() throws {
+        let (deb, root) = try Self.unpack()
+        let version = try PackagePaths.version()
+        #expect(try Command.output("dpkg-deb", ["-f", deb, "Version"]) == version + "\n")
+        #expect(try Command.output("dpkg-deb", ["-f", deb, "Package"]) == "rotationd\n")
+        #expect(try Command.output(root.path("usr/bin/rotationd"), ["--version"]) == "rotationd \(version)\n")
+        #expect(try Command.output(root.path("usr/bin/rotwatch"), ["--version"]) == "rotwatch \(version)\n")
+    }
+
+    @Test("The package holds the binaries, the udev rule, both units, both man pages, the completions and the documents")
+    func contents() throws {
+        let (deb, _) = try Self.unpack()
+        let listing = try Command.output("dpkg-deb", ["-c", deb])
+        let paths = Set(listing.split(separator: "\n").compactMap { $0.split(separator: " ").last.map { String($0.dropFirst()) } })
+        for path in ["/usr/bin/rotationd", "/usr/bin/rotwatch", "/usr/lib/udev/rules.d/60-rotationd.rules",
+                     "/usr/lib/systemd/system/rotationd.service", "/usr/lib/systemd/system/rotationd.socket",
+                     "/usr/share/man/man8/rotationd.8.gz", "/usr/share/man/man1/rotwatch.1.gz",
+                     "/usr/share/bash-completion/completions/rotationd", "/usr/share/bash-completion/completions/rotwatch",
+                     "/usr/share/doc/rotationd/protocol.md", "/usr/share/doc/rotationd/README.md",
+                     "/usr/share/doc/rotationd/examples/subscribe.py"] {
+            #expect(paths.contains(path), "\(path) is not in the package")
+        }
+        #expect(!paths.contains { $0.hasPrefix("/usr/local") || $0.hasPrefix("/lib/") || $0.hasPrefix("/etc/") },
+                "unexpected paths: \(paths.filter { $0.hasPrefix("/usr/local") || $0.hasPrefix("/lib/") || $0.hasPrefix("/etc/") })")
+        let depends = try Command.output("dpkg-deb", ["-f", deb, "Depends"])
+        #expect(depends.contains("libiio0") && depends.contains("libudev1"), "Depends: \(depends)")
+    }
+
+    @Test("The packaged service unit starts /usr/bin/rotationd and every file is owned by root")
+    func unitAndOwnership() throws {
+        let (deb, root) = try Self.unpack()
+        let unit = try String(contentsOfFile: root.path("usr/lib/systemd/system/rotationd.service"), encoding: .utf8)
+        #expect(unit.contains("ExecStart=/usr/bin/rotationd --serve"))
+        #expect(unit.contains("Requires=rotationd.socket"), "stopping the socket must stop the service too")
+        let owners = try Command.output("dpkg-deb", ["-c", deb]).split(separator: "\n").map { $0.split(separator: " ")[1] }
+        #expect(owners.allSatisfy { $0 == "root/root" })
+    }
+
+    @Test("The packaged rotwatch, and the static release build it is stripped from, are at most 12 MB")
+    func rotwatchIsSmall() throws {
+        let (_, root) = try Self.unpack()
+        for path in [root.path("usr/bin/rotwatch"), PackagePaths.release("rotwatch")] {
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? .max
+            #expect(size <= 12_000_000, "\(path) is \(size) bytes")
+        }
+    }
+
+    @Test("The packaged man pages render with man --warnings and draw no warning", arguments: ["man8/rotationd.8.gz", "man1/rotwatch.1.gz"])
+    func packagedManPages(page: String) throws {
+        let (_, root) = try Self.unpack()
+        let rendered = try ManPage.render(root.path("usr/share/man/" + page))
+        #expect(rendered.warnings.isEmpty, "\(page): \(rendered.warnings)")
+        #expect(rendered.text.contains("OPTIONS"))
+    }
+
+    @Test("The packaged bash completions are the ones in completions/", arguments: ["rotationd", "rotwatch"])
+    func packagedCompletions(command: String) throws {
+        let (_, root) = try Self.unpack()
+        let packaged = try Data(contentsOf: URL(fileURLWithPath: root.path("usr/share/bash-completion/completions/" + command)))
+        #expect(packaged == (try Data(contentsOf: URL(fileURLWithPath: PackagePaths.source("completions/" + command)))))
+    }
+
+    @Test("systemd-analyze verify --root accepts both units in the unpacked package")
+    func unitsVerify() throws {
+        let (_, root) = try Self.unpack()
+        // A system that runs the units has systemd's own targets beside them (sockets.target, sysinit.target...).
+        let targets = try FileManager.default.contentsOfDirectory(atPath: "/usr/lib/systemd/system").filter { $0.hasSuffix(".target") }
+        #expect(targets.contains("sockets.target"))
+        for t in targets {
+            try? FileManager.default.copyItem(atPath: "/usr/lib/systemd/system/" + t, toPath: root.path("usr/lib/systemd/system/" + t))
+        }
+        let r = try Command.run("systemd-analyze", ["verify", "--root=\(root.path)", "rotationd.socket", "rotationd.service"])
+        #expect(r.status == 0 && r.out.isEmpty && r.err.isEmpty, "systemd-analyze verify: \(r.status)\n\(r.out)\(r.err)")
+    }
+
+    @Test("The packaged rotationd serves a trace and the packaged rotwatch reads it")
+    func packagedBinariesRun() throws {
+        let (_, root) = try Self.unpack()
+        let socket = root.path("rotationd.sock")
+        let service = Process()
+        service.executableURL = URL(fileURLWithPath: root.path("usr/bin/rotationd"))
+        service.arguments = ["--replay", PackagePaths.source("data/demo-50hz.csv"), "--socket", socket, "--speed", "8"]
+        service.standardInput = FileHandle.nullDevice
+        service.standardOutput = FileHandle.nullDevice
+        service.standardError = FileHandle.nullDevice
+        try service.run()
+        defer { if service.isRunning { kill(service.processIdentifier, SIGKILL); service.waitUntilExit() } }
+        // Wait for the service's socket file.
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: socket) && service.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(FileManager.default.fileExists(atPath: socket))
+        let watch = try Command.run(root.path("usr/bin/rotwatch"), ["--once", "--socket", socket])
+        #expect(watch.status == 0, "rotwatch --once: \(watch.err)")
+        let lines = watch.out.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.contains("rotationd \(try PackagePaths.version()) on \(socket)") == true, "\(watch.out)")
+        #expect(lines.first?.contains("replay:") == true)
+        kill(service.processIdentifier, SIGTERM)
+        service.waitUntilExit()
+        #expect(service.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: socket), "rotationd leaves its socket file behind")
+    }
+}

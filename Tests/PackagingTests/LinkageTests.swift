@@ -1,0 +1,19 @@
+import Foundation
+import Testing
+
+/// What the built binaries link.
+@Suite("Linkage")
+struct LinkageTests {
+    @Test("rotationd and rotwatch link neither Foundation nor FoundationEssentials", arguments: ["rotationd", "rotwatch"])
+    func noFoundation(command: String) throws {
+        // The debug build links the Swift libraries dynamically: Foundation would be a needed library.
+        let dynamic = try Command.output("readelf", ["-d", PackagePaths.debug(command)])
+        #expect(dynamic.contains("libswiftCore.so"), "readelf -d \(command): \(dynamic)")
+        #expect(!dynamic.contains("Foundation"), "\(command) needs a Foundation library:\n\(dynamic)")
+        // The static release build carries the code itself: no Foundation type or function may be in it.
+        let symbols = try Command.output("nm", [PackagePaths.release(command)])
+        let foundation = symbols.split(separator: "\n").filter { $0.contains("$s10Foundation") || $0.contains("$s20FoundationEssentials") }
+        #expect(symbols.contains("$s14RotationEngine"))
+        #expect(foundation.isEmpty, "\(command) (release) holds Foundation symbols: \(foundation.prefix(5))")
+    }
+}
