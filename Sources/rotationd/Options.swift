@@ -149,7 +149,7 @@ struct Options {
         let serveOnly = ["--socket-mode", "--samples-group", "--client-timeout"]
         if o.list {
             try refuse(["--replay", "--print", "--record", "--serve", "--socket", "--always", "--realtime", "--speed",
-                        "--camera", "--set"] + serveOnly,
+                        "--camera", "--set", "--full-rate"] + serveOnly,
                        "cannot be combined with --list, which only lists the sensors and exits")
         } else if o.replay != nil {
             try refuse(["--record"], "records the live sensor and cannot be combined with --replay (the trace is already a recording)")
