@@ -57,6 +57,7 @@ public struct SamplingPolicy: Sendable {
     private var pose: Vector3?
     private var lastTime = -Double.infinity
     private var quietSince: Double?
+    private var engineQuietSince: Double?
 
     /// Creates a policy at the full pace.
     public init(configuration: Configuration = Configuration()) {
@@ -78,6 +79,7 @@ public struct SamplingPolicy: Sendable {
         pace = .full
         pose = nil
         quietSince = nil
+        engineQuietSince = nil
         lastTime = -.infinity
     }
 
@@ -109,14 +111,29 @@ public struct SamplingPolicy: Sendable {
             } else {
                 pace = .full
                 quietSince = nil
+                engineQuietSince = nil
                 pose = a
             }
         case .full:
+            guard engineQuiet else {
+                pose = p + (a - p) * (dt / (c.poseTime + dt))
+                quietSince = nil
+                engineQuietSince = nil
+                break
+            }
+            // The engine has just settled (published a change, or found the device at rest): the device is in
+            // its new pose now, so the still pose starts from this reading rather than lag behind the turn.
+            guard let settled = engineQuietSince else {
+                engineQuietSince = t
+                pose = a
+                quietSince = t
+                break
+            }
             pose = p + (a - p) * (dt / (c.poseTime + dt))
-            // While the engine sees no motion, whatever scatter is left is the part's noise (or the hand's
+            // Whatever scatter is left once the still pose has caught up is the part's noise (or the hand's
             // tremor), learned even beyond the band, so a noisy part can widen the band and slow down too.
-            if engineQuiet { learnNoise(departure, dt: dt) }
-            if still && engineQuiet {
+            if t - settled >= c.poseTime { learnNoise(departure, dt: dt) }
+            if still {
                 let since = quietSince ?? t
                 quietSince = since
                 if t - since >= c.settleTime { pace = .slow }

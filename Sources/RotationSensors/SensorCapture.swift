@@ -54,8 +54,20 @@ final class SensorCapture {
     private var rate: Double { source.configuration.rate }
 
     func run() -> Outcome {
-        configureFrequency(accel, dev, accelChannels)
-        if let gyro, let gyroDev, gyro.id != accel.id { configureFrequency(gyro, gyroDev, gyroChannels) }
+        // Whatever the capture changes on the device, it puts back as it found it when it ends, however it ends:
+        // a part must never be left at a rate or batch size nobody asked it for.
+        var saved = [savedFrequency(accel, dev, accelChannels)]
+        if let gyro, let gyroDev, gyro.id != accel.id { saved.append(savedFrequency(gyro, gyroDev, gyroChannels)) }
+        if accel.capture == .buffered, case .success(let text) = IIOContext.readBuffer(dev, "watermark") {
+            let dev = self.dev
+            let value = String(text.trimmedSysfs)
+            saved.append { _ = IIOContext.writeBuffer(dev, "watermark", value) }
+        }
+        defer { for restore in saved { restore(()) } }
+        if let plan = accel.frequency { setFrequency(accel, dev, accelChannels, plan.chosen) }
+        if let gyro, let gyroDev, gyro.id != accel.id, let plan = gyro.frequency {
+            setFrequency(gyro, gyroDev, gyroChannels, plan.chosen)
+        }
         if accel.capture == .buffered {
             let outcome = runBuffered()
             if case .fallBack = outcome {} else { return outcome }
@@ -63,9 +75,26 @@ final class SensorCapture {
         return runPolled()
     }
 
-    private func configureFrequency(_ sensor: SensorDescription, _ dev: OpaquePointer, _ channels: [OpaquePointer]) {
-        guard let plan = sensor.frequency else { return }
-        let value = plan.chosen == plan.chosen.rounded() ? String(Int(plan.chosen)) : String(plan.chosen)
+    /// Reads the sensor's sampling frequency as the capture finds it; returns what writes it back.
+    private func savedFrequency(_ sensor: SensorDescription, _ dev: OpaquePointer, _ channels: [OpaquePointer]) -> (()) -> Void {
+        guard let plan = sensor.frequency else { return { _ in } }
+        let device = plan.attribute == "sampling_frequency"
+        let read = device ? IIOContext.readDevice(dev, "sampling_frequency") : IIOContext.readChannel(channels[0], "sampling_frequency")
+        guard case .success(let text) = read else { return { _ in } }
+        let value = String(text.trimmedSysfs)
+        let channel = channels[0]
+        return { _ in
+            _ = device ? IIOContext.writeDevice(dev, "sampling_frequency", value)
+                : IIOContext.writeChannel(channel, "sampling_frequency", value)
+        }
+    }
+
+    /// Writes `hz` to the sensor's sampling frequency attribute; a refusal is logged once and the driver's
+    /// frequency kept.
+    @discardableResult
+    private func setFrequency(_ sensor: SensorDescription, _ dev: OpaquePointer, _ channels: [OpaquePointer], _ hz: Double) -> Bool {
+        guard let plan = sensor.frequency else { return false }
+        let value = hz == hz.rounded() ? String(Int(hz)) : String(hz)
         let failure = plan.attribute == "sampling_frequency"
             ? IIOContext.writeDevice(dev, "sampling_frequency", value)
             : IIOContext.writeChannel(channels[0], "sampling_frequency", value)
@@ -73,7 +102,9 @@ final class SensorCapture {
             let err = SystemError(operation: "write \(value) to", path: SensorError.sysfsPath(sensor.id, plan.attribute),
                                   errno: failure.code, fix: SensorError.sysfsFix(failure.code))
             SensorLog.once(.warning, "\(err); keeping the driver's sampling frequency")
+            return false
         }
+        return true
     }
 
     // MARK: Polled
@@ -127,8 +158,9 @@ final class SensorCapture {
     }
 
     private func runPolled() -> Outcome {
-        let interval = 1 / rate
+        let full = 1 / rate
         var next = MonotonicClock.now()
+        var slow = false
         while true {
             if source.stopRequested { return .stopped }
             switch readRaw(accel, accelPaths) {
@@ -143,9 +175,17 @@ final class SensorCapture {
                 lastTime = sample.time
                 source.deliver(sample)
             }
-            next += interval
+            // The pace the sampling policy asked for after this sample: one read per interval while still.
+            let still = source.readInterval
+            if (still > 0) != slow {
+                slow = still > 0
+                SensorLog.write(.debug, slow ? "\(accel.id): the device is still: reading it every \(still) s"
+                                            : "\(accel.id): the device moves: reading it at \(rate) Hz")
+            }
+            let step = slow ? still : full
+            next += step
             let now = MonotonicClock.now()
-            if next < now - interval { next = now + interval }
+            if next < now - step { next = now + step }
             if !source.wait(until: next) { return .stopped }
         }
     }
@@ -170,14 +210,54 @@ final class SensorCapture {
                 SensorLog.once(.warning, "\(err); capturing without it")
             }
         }
-        if accel.batch > 1, let e = IIOContext.writeBuffer(dev, "watermark", String(accel.batch)) {
-            let err = SystemError(operation: "write \(accel.batch) to", path: SensorError.sysfsPath(id, "buffer/watermark"),
-                                  errno: e.code, fix: SensorError.sysfsFix(e.code))
-            SensorLog.once(.warning, "\(err); the kernel will wake rotationd for every sample")
+        var first = true
+        while true {
+            let still = source.readInterval > 0
+            // At the full rate, the configured frequency and FIFO batch; while still, the lowest frequency the
+            // part offers at or above the policy's read rate, batched to wake about once a stillWakeInterval.
+            let pace = still ? stillPace() : nil
+            let hz = pace?.hz ?? accel.frequency?.chosen ?? rate
+            let batch = pace?.batch ?? accel.batch
+            if let plan = accel.frequency, pace != nil || !first { setFrequency(accel, dev, accelChannels, pace?.hz ?? plan.chosen) }
+            if batch > 1 || !first, let e = IIOContext.writeBuffer(dev, "watermark", String(batch)) {
+                let err = SystemError(operation: "write \(batch) to", path: SensorError.sysfsPath(id, "buffer/watermark"),
+                                      errno: e.code, fix: SensorError.sysfsFix(e.code))
+                SensorLog.once(.warning, "\(err); the kernel will wake rotationd for every sample")
+            }
+            if !first {
+                SensorLog.write(.debug, still ? "\(id): the device is still: reading it at \(hz) Hz, \(batch) samples per wake-up"
+                                              : "\(id): the device moves: reading it at \(hz) Hz, \(batch) samples per wake-up")
+            }
+            switch readBuffer(batch: batch, hz: hz, still: still, scanChannels: scanChannels, timestamp: timestamp, first: first) {
+            case .some(let outcome):
+                return outcome
+            case .none:
+                first = false
+            }
         }
+    }
+
+    /// The sampling frequency and batch for a still device: nil when the policy asks for no slow pace.
+    private func stillPace() -> (hz: Double, batch: Int)? {
+        let interval = source.readInterval
+        guard interval > 0 else { return nil }
+        let wanted = 1 / interval
+        var hz = accel.frequency?.chosen ?? rate
+        if let plan = accel.frequency, let lowest = plan.available.first(where: { $0 >= wanted }) ?? plan.available.last {
+            hz = min(hz, lowest)
+        }
+        let batch = max(1, Int((hz * source.configuration.stillWakeInterval).rounded()))
+        return (hz, batch)
+    }
+
+    /// Reads one buffer of `batch` scans at a time until the capture ends (the outcome) or the sampling
+    /// policy changes pace (nil: the caller reconfigures the part and calls again).
+    private func readBuffer(batch: Int, hz: Double, still: Bool, scanChannels: [OpaquePointer], timestamp: OpaquePointer?,
+                            first: Bool) -> Outcome? {
+        let id = accel.id
         // libiio prints "WARNING: High-speed mode not enabled" on standard error here on mainline kernels: it
         // only means the buffer is read with read() rather than mmap().
-        let created = iio_device_create_buffer(dev, accel.batch, false)
+        let created = iio_device_create_buffer(dev, batch, false)
         guard let buf = created else {
             let e = errno
             if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
@@ -198,8 +278,7 @@ final class SensorCapture {
             source.setActiveBuffer(nil)
             iio_buffer_destroy(buf)
         }
-        let hz = accel.frequency?.chosen ?? rate
-        let batchPeriod = Double(accel.batch) / hz
+        let batchPeriod = Double(batch) / hz
         let silence = max(source.configuration.bufferSilence, 2 * batchPeriod)
         // Where each channel's first value sits from the start of the data: fixed for the buffer's life, so
         // worked out once; the start itself may move between refills (libiio's mmap mode swaps blocks).
@@ -207,7 +286,7 @@ final class SensorCapture {
         let offsets = scanChannels.map { Int(bitPattern: iio_buffer_first(buf, $0)) - base }
         let tsOffset = timestamp.map { Int(bitPattern: iio_buffer_first(buf, $0)) - base }
         ctx.setTimeout(milliseconds: UInt32(silence * 1000))
-        var first = true
+        var delivered = !first
         while true {
             if source.stopRequested { return .stopped }
             let n = iio_buffer_refill(buf)
@@ -218,14 +297,15 @@ final class SensorCapture {
                 if e == ETIMEDOUT || e == EAGAIN {
                     // A silent buffer, from the start or later on (a stuck trigger, a driver that stops
                     // streaming): poll the raw attributes instead; if those fail too, the sensor is lost.
-                    let what = first ? "delivered nothing within" : "went silent for"
+                    let what = delivered ? "went silent for" : "delivered nothing within"
                     SensorLog.once(.warning, "\(id): the buffer \(what) \(Int((silence * 1000).rounded())) ms; polling in_accel_*_raw at \(rate) Hz instead")
                     return .fallBack
                 }
                 return .failed(.buffer(device: id, operation: "read", errno: e))
             }
-            first = false
+            delivered = true
             decode(buf, bytes: n, scanChannels: scanChannels, offsets: offsets, timestamp: timestamp, tsOffset: tsOffset, hz: hz)
+            if (source.readInterval > 0) != still { return nil }
         }
     }
 

@@ -14,6 +14,8 @@ public enum SensorLog {
         case warning
         /// A normal event worth knowing, such as a sensor being found.
         case info
+        /// Detail for diagnosis, such as a change of sampling pace; the service shows it with `--verbose`.
+        case debug
     }
 
     private static let lastWritten = Mutex<[String: Double]>([:])

@@ -33,6 +33,9 @@ public final class SensorSource: @unchecked Sendable {
         /// Seconds a buffer may stay silent, before or after its first data, before capture falls back to
         /// polling (longer when the FIFO batch takes longer to fill).
         public var bufferSilence: Double = 0.5
+        /// While the device is still, a buffered part is read once about this often: its sampling frequency
+        /// is lowered and the FIFO watermark raised to match (`setReadInterval`).
+        public var stillWakeInterval: Double = 1
 
         /// The defaults: 50 Hz, with the gyroscope, rescanning every second, falling back after 500 ms.
         public init() {}
@@ -52,6 +55,8 @@ public final class SensorSource: @unchecked Sendable {
     }
 
     private let control = Mutex<Control>(Control())
+    /// The bit pattern of the read interval the sampling policy asks for; 0 for the full rate.
+    private let readIntervalBits = Atomic<UInt64>(0)
     private let wakeRead: Int32
     private let wakeWrite: Int32
     // Set by `start` before the thread exists and read only by that thread.
@@ -100,6 +105,19 @@ public final class SensorSource: @unchecked Sendable {
     /// the first one.
     public var device: String? { sensor.map { "\($0.id) (\($0.name))" } }
 
+    /// Asks for one read every `seconds` (the sampling policy's slow pace while the device is still), or for the
+    /// full rate with 0. Meant to be called from `onSample`, right after the sample that changed the pace, but
+    /// safe from any thread. A polled part is then read at that interval; a buffered part is slowed down to the
+    /// lowest sampling frequency it offers at or above 1/`seconds` and batched to wake about once every
+    /// `stillWakeInterval`; both go back to the configured rate at once when it is 0 again.
+    public func setReadInterval(_ seconds: Double) {
+        let value = seconds.isFinite && seconds > 0 ? seconds : 0
+        readIntervalBits.store(value.bitPattern, ordering: .relaxed)
+    }
+
+    /// The read interval last asked for; 0 for the full rate.
+    var readInterval: Double { Double(bitPattern: readIntervalBits.load(ordering: .relaxed)) }
+
     /// Starts capturing on a new thread; does nothing if already running.
     ///
     /// - Parameters:
@@ -136,6 +154,7 @@ public final class SensorSource: @unchecked Sendable {
         while read(wakeRead, &byte, 1) > 0 {}
         self.onSample = onSample
         self.onStatus = onStatus
+        readIntervalBits.store(0, ordering: .relaxed)
         reported = nil
         hadSensor = false
         absentLogged = false
@@ -324,6 +343,8 @@ public final class SensorSource: @unchecked Sendable {
         if let base = inventory.base { message += "; base accelerometer \(base.id) is not used" }
         if !retrying { SensorLog.limited(.info, key: "using", interval: 5, message) }
         control.withLock { $0.sensor = accel }
+        // Each capture starts at the full rate, until the sampling policy has seen the device still.
+        readIntervalBits.store(0, ordering: .relaxed)
         let capture = SensorCapture(source: self, context: ctx, device: dev, accelerometer: accel,
                                     gyroscope: gyro, gyroscopeDevice: gyro.flatMap { ctx.device(id: $0.id) })
         return capture.run()

@@ -58,6 +58,7 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         let scale = self.scaleCheck
         source.start(onSample: { sample in
                          runner.feed(sample)
+                         source.setReadInterval(runner.readInterval)
                          scale.check(source: source, runner: runner)
                      },
                      onStatus: { status, time in

@@ -9,6 +9,7 @@ SensorLog.route { level, message in
     case .error: Log.error(message)
     case .warning: Log.warning(message)
     case .info: Log.info(message)
+    case .debug: Log.debug(message)
     }
 }
 
