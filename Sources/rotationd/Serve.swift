@@ -86,7 +86,7 @@ struct Serve {
         do {
             let initial = StateEvent(seq: 0, time: .nan, state: .initial, cameras: options.cameras, sensor: startStatus)
             server = try SocketServer(listener: listener,
-                                      identity: .init(sensor: feed.sensorDescription, cameras: options.cameras),
+                                      identity: .init(sensor: feed.sensorDescription),
                                       initial: initial, limits: limits, samplesGroup: group, notifier: notifier)
         } catch {
             listener.close()
