@@ -1,4 +1,5 @@
 import CUDev
+import Glibc
 
 /// One `video4linux` device as libudev sees it: its node, properties, attributes and USB parent.
 ///
@@ -15,8 +16,13 @@ final class VideoDevice {
     var syspath: String { udev_device_get_syspath(device).map { String(cString: $0) } ?? "" }
     /// The kernel name, such as `video0` or `v4l-subdev3`.
     var sysname: String { udev_device_get_sysname(device).map { String(cString: $0) } ?? "" }
-    /// The device node, such as `/dev/video0`, or nil when there is none.
-    var node: String? { udev_device_get_devnode(device).map { String(cString: $0) } }
+    /// The device node, such as `/dev/video0`, or nil when there is none: udev's `DEVNAME`, else
+    /// `/dev/<kernel name>` when that exists (the kernel names video4linux nodes so; checked without opening it).
+    var node: String? {
+        if let name = udev_device_get_devnode(device) { return String(cString: name) }
+        let guess = "/dev/" + sysname
+        return !sysname.isEmpty && access(guess, F_OK) == 0 ? guess : nil
+    }
 
     /// The links udev made to the node (its `DEVLINKS` property, which libudev also fills in from its database).
     var links: [String] {

@@ -206,8 +206,10 @@ struct CameraDiscoveryTests {
         #expect(r.stderr.contains { $0.contains("cameras none found yet") }, "\(r.transcript)")
     }
 
-    @Test("a quirk value rotationd does not understand is logged once and the next source is used")
+    @Test("a quirk value rotationd does not understand is logged once and the next source is used; without DEVNAME the node is /dev/<kernel name>")
     func badQuirk() throws {
+        // camera-bad-quirk.umockdev has ROTATIOND_CAMERA_FACING=sideways, ROTATIOND_CAMERA_MOUNT=45 and
+        // ID_CAMERA_DIRECTION=rear, and no DEVNAME property.
         let (r, hello) = try Self.hello(devices: ["camera-bad-quirk.umockdev"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(CameraRun.cameras(hello).map(CameraRun.summary) == ["back back 0 /dev/video0 udev default"], "\(r.transcript)")
