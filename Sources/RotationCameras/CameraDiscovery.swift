@@ -34,9 +34,7 @@ public enum CameraDiscovery {
         }
         defer { udev_unref(udev) }
         var inventory = CameraInventory()
-        for found in enumerate(udev) {
-            inventory.add(found)
-        }
+        for found in enumerate(udev) { inventory.add(found.finding) }
         inventory.sort()
         return inventory
     }
@@ -175,14 +173,5 @@ public enum CameraDiscovery {
             out.unicodeScalars.append(scalar)
         }
         return out
-    }
-}
-
-extension CameraInventory {
-    /// Adds what one device turned out to be.
-    mutating func add(_ found: (syspath: String, finding: CameraDiscovery.Finding)) {
-        if let camera = found.finding.camera { cameras.append(camera) }
-        if let node = found.finding.ignored { ignored.append(node) }
-        problems += found.finding.problems
     }
 }

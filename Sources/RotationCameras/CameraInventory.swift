@@ -25,4 +25,11 @@ public struct CameraInventory: Sendable, Hashable {
         ignored.sort { DiscoveredCamera.precedes($0.device, $1.device) }
         problems.sort { $0.description < $1.description }
     }
+
+    /// Adds what one device turned out to be.
+    mutating func add(_ finding: CameraDiscovery.Finding) {
+        if let camera = finding.camera { cameras.append(camera) }
+        if let node = finding.ignored { ignored.append(node) }
+        problems += finding.problems
+    }
 }

@@ -111,8 +111,12 @@ public final class CameraWatcher: @unchecked Sendable {
             fds[0].revents = 0
             fds[1].revents = 0
             if poll(&fds, nfds_t(fds.count), -1) < 0 {
-                if errno == EINTR { continue }
-                break
+                let e = errno
+                if e == EINTR { continue }
+                last.problems.append(.udev(what: "wait for udev events (poll: \(String(cString: strerror(e))))"))
+                onChange(last)
+                waitForStop()
+                return
             }
             if fds[0].revents != 0 { return }
             guard fds[1].revents != 0 else { continue }
@@ -155,7 +159,7 @@ public final class CameraWatcher: @unchecked Sendable {
 
     private static func inventory(_ known: [String: CameraDiscovery.Finding], extra: CameraError?) -> CameraInventory {
         var inventory = CameraInventory()
-        for (path, finding) in known { inventory.add((path, finding)) }
+        for finding in known.values { inventory.add(finding) }
         if let extra { inventory.problems.append(extra) }
         inventory.sort()
         return inventory
