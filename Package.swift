@@ -20,16 +20,22 @@ let package = Package(
             pkgConfig: "libudev",
             providers: [.apt(["libudev-dev"])]
         ),
+        .systemLibrary(
+            name: "CV4L2",
+            providers: [.apt(["linux-libc-dev"])]
+        ),
         .target(name: "RotationEngine", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "RotationSensors", dependencies: ["RotationEngine", "CIIO", "CUDev"]),
+        .target(name: "RotationCameras", dependencies: ["RotationEngine", "CUDev", "CV4L2"]),
         .target(name: "RotationService", dependencies: ["RotationEngine"]),
         .target(name: "RotationClient", dependencies: ["RotationEngine"]),
-        .executableTarget(name: "rotationd", dependencies: ["RotationEngine", "RotationSensors", "RotationService"]),
+        .executableTarget(name: "rotationd", dependencies: ["RotationEngine", "RotationSensors", "RotationCameras", "RotationService"]),
         .executableTarget(name: "rotwatch", dependencies: ["RotationEngine", "RotationClient"]),
         .executableTarget(name: "engine-bench", dependencies: ["RotationEngine"]),
         .executableTarget(name: "fanout-bench", dependencies: ["RotationEngine", "RotationService"]),
         .testTarget(name: "RotationEngineTests", dependencies: ["RotationEngine"]),
         .testTarget(name: "RotationSensorsTests", dependencies: ["RotationEngine", "RotationSensors"]),
+        .testTarget(name: "RotationCamerasTests", dependencies: ["RotationEngine", "RotationCameras"]),
         .testTarget(name: "RotationServiceTests", dependencies: ["RotationEngine", "RotationClient", "RotationService"]),
         .testTarget(name: "PackagingTests"),
     ]

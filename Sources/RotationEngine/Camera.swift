@@ -10,24 +10,63 @@ public enum CameraFacing: String, Sendable, Hashable, CaseIterable {
 
 /// A camera whose frames need turning upright as the device turns.
 public struct Camera: Sendable, Hashable {
-    /// A short name, unique among the configured cameras (`front`, `back`, `usb0`).
+    /// Where the camera's facing and mount came from.
+    public struct Sources: Sendable, Hashable {
+        /// Where `facing` came from.
+        public var facing: CameraValueSource
+        /// Where `mount` came from.
+        public var mount: CameraValueSource
+
+        /// Names the source of each value.
+        public init(facing: CameraValueSource, mount: CameraValueSource) {
+            self.facing = facing
+            self.mount = mount
+        }
+
+        /// Both values from `rotationd --camera`.
+        public static let config = Sources(facing: .config, mount: .config)
+        /// Both values from rotationd's defaults.
+        public static let `default` = Sources(facing: .default, mount: .default)
+    }
+
+    /// The most cameras a state carries: every state line lists every camera and must stay within the
+    /// protocol's 4096-byte line limit.
+    public static let maxCount = 8
+    /// The longest name, in bytes.
+    public static let maxNameBytes = 32
+    /// The longest device path, in bytes.
+    public static let maxDeviceBytes = 64
+    /// The longest model, in bytes once written as a JSON string with its quotes.
+    public static let maxModelJSONBytes = 66
+
+    /// A short name, unique among the cameras (`front`, `back`, `external2`).
     public var name: String
     /// Which way the camera looks.
     public var facing: CameraFacing
     /// Degrees clockwise its frames must turn to be upright when the device is in its natural orientation.
     public var mount: Int
+    /// The device node a capture program opens (`/dev/video0`, or a sensor's `/dev/v4l-subdev3`), when known.
+    public var device: String?
+    /// What the camera calls itself (udev `ID_V4L_PRODUCT`, or the sensor's name), when known.
+    public var model: String?
+    /// Where `facing` and `mount` came from; nil when a message did not say.
+    public var source: Sources?
 
     /// Creates a camera; `mount` is reduced to 0..<360.
-    public init(name: String, facing: CameraFacing, mount: Int) {
+    public init(name: String, facing: CameraFacing, mount: Int, device: String? = nil, model: String? = nil,
+                source: Sources? = .config) {
         self.name = name
         self.facing = facing
         self.mount = Camera.wrap(mount)
+        self.device = device
+        self.model = model
+        self.source = source
     }
 
     /// The default set: one front and one back camera, both mounted at 90°, the common phone convention.
     public static let defaults: [Camera] = [
-        Camera(name: "front", facing: .front, mount: 90),
-        Camera(name: "back", facing: .back, mount: 90),
+        Camera(name: "front", facing: .front, mount: 90, source: .default),
+        Camera(name: "back", facing: .back, mount: 90, source: .default),
     ]
 
     /// Degrees clockwise a captured frame must turn to be upright when the device is at `rotation`.
@@ -52,6 +91,17 @@ public struct Camera: Sendable, Hashable {
         case .back: return Camera.wrap(mount + rotation.degrees - ui)
         }
     }
+
+    /// Whether `path` can be a camera's `device`: absolute, at most `maxDeviceBytes` bytes, and without control
+    /// characters, quotes or backslashes (so it is as long in a JSON line as it is on disk).
+    public static func isValidDevice(_ path: String) -> Bool {
+        path.hasPrefix("/") && path.utf8.count <= maxDeviceBytes
+            && !path.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0 == "\"" || $0 == "\\" }
+    }
+
+    /// The mount for a sensor that reports `V4L2_CID_CAMERA_SENSOR_ROTATION` = `rotation`: that control is the
+    /// counter-clockwise correction a frame needs, the mount the clockwise one, so (360 − rotation) mod 360.
+    public static func mount(sensorRotation rotation: Int) -> Int { wrap(-rotation) }
 
     /// Reduces any angle in degrees to 0..<360.
     @inlinable public static func wrap(_ degrees: Int) -> Int { ((degrees % 360) + 360) % 360 }

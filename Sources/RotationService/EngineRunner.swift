@@ -1,54 +1,63 @@
 import RotationEngine
+import Synchronization
 
-/// The single owner of the engine's state: feeds it samples and publishes each change as a value.
+/// The single owner of the engine's state: feeds it samples and camera lists, and publishes each change as a
+/// value.
 ///
-/// Not thread-safe by design: the input that feeds it calls it from one thread at a time, and everything
-/// downstream receives copies.
+/// Two inputs drive it from threads of their own, the sensor (samples and its status) and the camera
+/// inventory (the camera list). A lock makes each call one step: the engine, the sequence number and the
+/// publication of the change happen together, so outputs get changes one at a time and in `seq` order, and
+/// everything downstream receives copies.
 public final class EngineRunner: @unchecked Sendable {
-    private var engine: OrientationEngine
-    private var policy: SamplingPolicy?
-    private var seq = 0
-    private let publisher: Publisher
-    /// The latest published event (sequence 0 and `t` NaN before the first change).
-    public private(set) var current: StateEvent
+    private struct Inner: ~Copyable {
+        var engine: OrientationEngine
+        var policy: SamplingPolicy?
+        var seq = 0
+        var current: StateEvent
+    }
 
-    /// Creates a runner; `current` starts as the engine's initial state with the given sensor status.
+    private let inner: Mutex<Inner>
+    private let publisher: Publisher
+
+    /// Creates a runner; `current` starts as the engine's initial state with the given cameras and sensor status.
     ///
     /// - Parameter policy: decides, from every sample and the engine's state after it, how fast the input
     ///   should be read (`pace`); nil reads every sample at the full rate.
     public init(engine: OrientationEngine, cameras: [Camera], sensor: SensorStatus, publisher: Publisher,
                 policy: SamplingPolicy? = nil) {
-        self.engine = engine
-        self.policy = policy
         self.publisher = publisher
-        self.current = StateEvent(seq: 0, time: .nan, state: engine.state, cameras: cameras, sensor: sensor)
+        let current = StateEvent(seq: 0, time: .nan, state: engine.state, cameras: cameras, sensor: sensor)
+        inner = Mutex(Inner(engine: engine, policy: policy, current: current))
     }
 
-    /// How many changes have been published.
-    public var changes: Int { seq }
+    /// The latest published event (sequence 0 and `t` NaN before the first change).
+    public var current: StateEvent { inner.withLock { $0.current } }
 
-    /// How fast the input should be read from now on; always `.full` without a policy. Read it from the thread
-    /// that feeds the runner.
-    public var pace: SamplingPolicy.Pace { policy?.pace ?? .full }
+    /// How many changes have been published.
+    public var changes: Int { inner.withLock { $0.seq } }
+
+    /// How fast the input should be read from now on; always `.full` without a policy.
+    public var pace: SamplingPolicy.Pace { inner.withLock { $0.policy?.pace ?? .full } }
 
     /// Seconds from one read to the next at the current pace; 0 means every sample.
-    public var readInterval: Double { policy?.interval ?? 0 }
+    public var readInterval: Double { inner.withLock { $0.policy?.interval ?? 0 } }
 
-    /// What 1 g reads on the part, as the engine learned it; read it from the thread that feeds the runner.
-    public var learnedGravity: LearnedGravity { engine.learnedGravity }
+    /// What 1 g reads on the part, as the engine learned it.
+    public var learnedGravity: LearnedGravity { inner.withLock { $0.engine.learnedGravity } }
 
     /// The thresholds the engine runs with.
-    public var configuration: EngineConfiguration { engine.configuration }
+    public var configuration: EngineConfiguration { inner.withLock { $0.engine.configuration } }
 
     /// Feeds one sample; publishes the new state when the engine's decision changed.
     public func feed(_ sample: Sample) {
-        if publisher.wantsSamples { publisher.publish(sample: sample) }
-        let change = engine.process(sample)
-        policy?.update(sample, engineQuiet: engine.isQuiet)
-        guard let state = change else { return }
-        seq += 1
-        current = StateEvent(seq: seq, time: sample.time, state: state, cameras: current.cameras, sensor: current.sensor)
-        publisher.publish(current)
+        inner.withLock { s in
+            if publisher.wantsSamples { publisher.publish(sample: sample) }
+            let change = s.engine.process(sample)
+            s.policy?.update(sample, engineQuiet: s.engine.isQuiet)
+            guard let state = change else { return }
+            publish(&s, StateEvent(seq: s.seq + 1, time: sample.time, state: state, cameras: s.current.cameras,
+                                   sensor: s.current.sensor))
+        }
     }
 
     /// Records a change in sensor status at monotonic time `time`; publishes it when it changed.
@@ -58,21 +67,37 @@ public final class EngineRunner: @unchecked Sendable {
     /// entirely: a fresh engine with the same configuration, and the state published with it has no rotation,
     /// so a later client never sees a rotation from before the pause as current.
     public func setSensor(_ status: SensorStatus, time: Double) {
-        guard status != current.sensor else { return }
-        var state = current.state
-        switch status {
-        case .idle:
-            engine = OrientationEngine(configuration: engine.configuration)
-            state = engine.state
-            policy?.reset()
-        case .ok:
-            engine.reset()
-            policy?.reset()
-        case .lost, .none:
-            break
+        inner.withLock { s in
+            guard status != s.current.sensor else { return }
+            var state = s.current.state
+            switch status {
+            case .idle:
+                s.engine = OrientationEngine(configuration: s.engine.configuration)
+                state = s.engine.state
+                s.policy?.reset()
+            case .ok:
+                s.engine.reset()
+                s.policy?.reset()
+            case .lost, .none:
+                break
+            }
+            publish(&s, StateEvent(seq: s.seq + 1, time: time, state: state, cameras: s.current.cameras, sensor: status))
         }
-        seq += 1
-        current = StateEvent(seq: seq, time: time, state: state, cameras: current.cameras, sensor: status)
-        publisher.publish(current)
+    }
+
+    /// Replaces the camera list, noticed at monotonic time `time`; publishes it when it changed. The rotation
+    /// and everything else stay as they are: each camera's capture angle follows from them.
+    public func setCameras(_ cameras: [Camera], time: Double) {
+        inner.withLock { s in
+            guard cameras != s.current.cameras else { return }
+            publish(&s, StateEvent(seq: s.seq + 1, time: time, state: s.current.state, cameras: cameras,
+                                   sensor: s.current.sensor))
+        }
+    }
+
+    private func publish(_ s: inout Inner, _ event: StateEvent) {
+        s.seq = event.seq
+        s.current = event
+        publisher.publish(event)
     }
 }

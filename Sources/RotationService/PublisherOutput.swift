@@ -2,7 +2,8 @@ import RotationEngine
 
 /// One destination for published changes: the socket server, standard output, a recording.
 ///
-/// Methods are called on the input thread, one call at a time, in publication order. An output must
+/// Methods are called on an input's thread (the sensor's or the camera inventory's), one call at a time, in
+/// publication order: the `EngineRunner` serializes its inputs. An output must
 /// return quickly: anything that can wait on a reader belongs on the output's own thread or queue.
 public protocol PublisherOutput: AnyObject, Sendable {
     /// Takes one state change (or a sensor status change) as a value.

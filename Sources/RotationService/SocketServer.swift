@@ -4,22 +4,20 @@ import Synchronization
 
 /// The JSON-lines socket service: an output that fans each change out to every connected client.
 ///
-/// Changes arrive on the input thread through `publish`, which only appends to an inbox and wakes the
+/// Changes arrive on an input's thread through `publish`, which only appends to an inbox and wakes the
 /// server's own thread; that thread runs a poll loop over non-blocking sockets. Each client has a
 /// bounded queue: a reader that falls behind is coalesced to the latest state, and one that reads
 /// nothing for `ServerLimits.stuckTimeout` is disconnected, so no client can delay another or the input.
 public final class SocketServer: PublisherOutput, @unchecked Sendable {
-    /// What the `hello` message reports about this service.
+    /// What the `hello` message reports about this service besides the cameras, which it takes from the
+    /// latest state.
     public struct Identity: Sendable {
         /// A description of the sensor in use, or nil when there is none.
         public var sensor: String?
-        /// The configured cameras.
-        public var cameras: [Camera]
 
         /// Creates an identity.
-        public init(sensor: String?, cameras: [Camera]) {
+        public init(sensor: String?) {
             self.sensor = sensor
-            self.cameras = cameras
         }
     }
 
@@ -35,7 +33,6 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     public static let maxSensorDescriptionBytes = 256
 
     private let listener: ListeningSocket
-    private let identity: Identity
     private let limits: ServerLimits
     private let samplesGroup: UInt32?
     private let notifier: SystemdNotifier?
@@ -74,9 +71,8 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     ///   - notifier: when set, WATCHDOG=1 is sent from the event loop at the interval systemd asked for.
     public init(listener: ListeningSocket, identity: Identity, initial: StateEvent, limits: ServerLimits = ServerLimits(),
                 samplesGroup: UInt32? = nil, notifier: SystemdNotifier? = nil) throws(ServiceError) {
-        try SocketServer.checkLineLengths(cameras: identity.cameras)
+        try SocketServer.checkLineLengths(cameras: SocketServer.widestCameras)
         self.listener = listener
-        self.identity = identity
         self.latest = initial
         self.limits = limits
         self.samplesGroup = samplesGroup
@@ -87,6 +83,17 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         for fd in fds { SocketServer.makeNonBlocking(fd) }
         wakeRead = fds[0]
         wakeWrite = Mutex(fds[1])
+    }
+
+    /// The longest camera list a state can carry: `Camera.maxCount` cameras whose every string has the most
+    /// bytes JSON can make of it (a name of control characters, the longest device and model).
+    public static var widestCameras: [Camera] {
+        let model = String(repeating: "m", count: Camera.maxModelJSONBytes - 2)
+        let device = "/" + String(repeating: "d", count: Camera.maxDeviceBytes - 1)
+        return (0..<Camera.maxCount).map { _ in
+            Camera(name: String(repeating: "\u{1}", count: Camera.maxNameBytes), facing: .external, mount: 270,
+                   device: device, model: model, source: .init(facing: .usbPort, mount: .default))
+        }
     }
 
     /// Checks that no line the service can send for `cameras` exceeds the protocol's limit: a `hello` with
@@ -162,7 +169,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         thread = ServiceThread { [self] in self.loop() }
     }
 
-    // MARK: PublisherOutput, called on the input thread
+    // MARK: PublisherOutput, called on an input's thread
 
     /// Queues `event` for every subscriber; returns at once.
     public func publish(_ event: StateEvent) { post(.state(event)) }
@@ -345,7 +352,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     }
 
     private func hello(for c: ClientConnection) -> Hello {
-        Hello(version: ServiceVersion.current, sensor: sensorName.withLock { $0 }, cameras: identity.cameras,
+        Hello(version: ServiceVersion.current, sensor: sensorName.withLock { $0 }, cameras: latest.cameras,
               events: c.events, samplesAllowed: c.samplesAllowed)
     }
 

@@ -230,7 +230,7 @@ func runBench(_ opts: BenchOptions) -> Int32 {
     limits.maxClients = opts.clients + 16
     let server: SocketServer
     do {
-        server = try SocketServer(listener: listener, identity: .init(sensor: "bench", cameras: cameras),
+        server = try SocketServer(listener: listener, identity: .init(sensor: "bench"),
                                   initial: StateEvent(seq: 0, time: .nan, state: .initial, cameras: cameras), limits: limits)
     } catch {
         print("fanout-bench: \(error)"); return 1

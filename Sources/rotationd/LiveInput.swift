@@ -125,19 +125,25 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         }
     }
 
-    /// `rotationd --list`: prints every sensor found and what would be used; 0 even when none is found.
+    /// `rotationd --list`: prints every sensor and every camera found, and what would be used; 0 even when
+    /// none is found.
     static func list(_ options: Options) -> Int32 {
         let out = OutputStreamFD.standardOutput
+        out.write(sensorListing(options))
+        out.write(CameraInput.list(options))
+        return 0
+    }
+
+    private static func sensorListing(_ options: Options) -> String {
         let inventory: SensorInventory
         do { inventory = try SensorDiscovery.scan(rate: options.rate) } catch {
             Log.error(error.description)
-            out.write("no sensors: \(error)\n")
-            return 0
+            return "no sensors: \(error)\n"
         }
         if inventory.accelerometers.isEmpty && inventory.gyroscopes.isEmpty && inventory.rejected.isEmpty {
-            out.write("no sensors found: looked for \(SensorDiscovery.lookingFor), and anglvel_x/y/z for a gyroscope\n")
-            return 0
+            return "no sensors found: looked for \(SensorDiscovery.lookingFor), and anglvel_x/y/z for a gyroscope\n"
         }
+        var text = ""
         for s in inventory.accelerometers + inventory.gyroscopes {
             var role: String
             if s.kind == .accelerometer {
@@ -147,15 +153,15 @@ final class LiveInput: InputFeed, @unchecked Sendable {
                 role = s.id == inventory.gyroscope?.id && !options.noGyro ? "gyroscope, fused with the display accelerometer"
                     : "gyroscope, not used"
             }
-            out.write(s.listing + "\n  role: \(role)\n")
+            text += s.listing + "\n  role: \(role)\n"
             if s.kind == .accelerometer && s.id == inventory.display?.id {
-                out.write("  at rest: \(atRest(options))\n")
+                text += "  at rest: \(atRest(options))\n"
             }
         }
         for r in inventory.rejected {
-            out.write("\(r.id): \(r.kind.rawValue), cannot be used: \(r.error)\n")
+            text += "\(r.id): \(r.kind.rawValue), cannot be used: \(r.error)\n"
         }
-        return 0
+        return text
     }
 
     /// How long `--list` samples the display accelerometer to learn what 1 g reads.
@@ -217,16 +223,19 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         let printer = options.print ? StandardOutputPrinter(onFailure: { kill(getpid(), SIGTERM) }) : nil
         if let printer { outputs.append(printer) }
         let publisher = Publisher(outputs: outputs)
+        let cameras = CameraInput(configured: options.cameras)
         // A recording keeps every sample, so it can be replayed with the policy or without it.
         let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
-                                  cameras: options.cameras, sensor: .idle, publisher: publisher,
+                                  cameras: cameras.initial, sensor: .idle, publisher: publisher,
                                   policy: options.record == nil ? options.samplingPolicy : nil)
         let input = LiveInput(options: options)
+        cameras.start(runner)
         input.start(runner)
         input.subscriberAdded()
         var received: Int32 = 0
         sigwait(&stopSignals, &received)
         input.stop()
+        cameras.stop()
         publisher.close()
         return printer?.failure == nil ? 0 : 1
     }

@@ -40,13 +40,17 @@ struct Options {
       --replay FILE.csv     run the engine over a recorded trace and print the JSON lines it would publish
       --realtime            with --replay: pace samples by their timestamps instead of running flat out
       --no-gyro             ignore gyroscope input, use the accelerometer alone
-      --camera NAME:FACING:MOUNT
-                            configure a camera (FACING is front, back or external; MOUNT in degrees);
-                            repeat for each (at most 8, names unique and at most 32 bytes);
-                            the default is front:front:90 and back:back:90
+      --camera NAME:FACING:MOUNT[:DEVICE]
+                            configure a camera (FACING is front, back or external; MOUNT in degrees
+                            clockwise; DEVICE its node, such as /dev/video0); repeat for each (at most 8,
+                            names unique and at most 32 bytes). Live, cameras are also found through udev
+                            and followed as they come and go; a configured camera overrides the found one
+                            with its DEVICE (or, without one, its NAME). --replay without --camera uses
+                            front:front:90 and back:back:90
       --set NAME=VALUE      set one filter threshold by name (repeatable); see Docs/algorithm.md
                             for the names, their meaning and defaults
-      --list                list every accelerometer and gyroscope found, with calibration and capture mode
+      --list                list every accelerometer and gyroscope found, with calibration and capture
+                            mode, and every camera, with where its facing and mount come from
       --print               read the live sensor and print the JSON lines published, one per change
       --record FILE.csv     read the live sensor and write its calibrated samples as a trace
       --rate HZ             live sample rate while the device moves (default 50)
@@ -108,8 +112,11 @@ struct Options {
                 guard !o.cameras.contains(where: { $0.name == camera.name }) else {
                     throw UsageError(description: "--camera \(camera.name): a camera by that name is already configured; give each camera a different name")
                 }
-                guard o.cameras.count < maxCameras else {
-                    throw UsageError(description: "--camera \(camera.name): at most \(maxCameras) cameras can be configured")
+                if let device = camera.device, o.cameras.contains(where: { $0.device == device }) {
+                    throw UsageError(description: "--camera \(camera.name): another camera is configured with \(device); give each device once")
+                }
+                guard o.cameras.count < Camera.maxCount else {
+                    throw UsageError(description: "--camera \(camera.name): at most \(Camera.maxCount) cameras can be configured")
                 }
                 o.cameras.append(camera)
             case "--set": try parseSetting(try value(a), into: &o.configuration)
@@ -132,7 +139,6 @@ struct Options {
             }
             i += 1
         }
-        if o.cameras.isEmpty { o.cameras = Camera.defaults }
         if let problem = o.configuration.validate() { throw UsageError(description: "--set: \(problem)") }
         try checkCombination(o, given: given)
         return o
@@ -149,8 +155,8 @@ struct Options {
         let serveOnly = ["--socket-mode", "--samples-group", "--client-timeout"]
         if o.list {
             try refuse(["--replay", "--print", "--record", "--serve", "--socket", "--always", "--realtime", "--speed",
-                        "--camera", "--set", "--full-rate"] + serveOnly,
-                       "cannot be combined with --list, which only lists the sensors and exits")
+                        "--set", "--full-rate"] + serveOnly,
+                       "cannot be combined with --list, which only lists the sensors and cameras and exits")
         } else if o.replay != nil {
             try refuse(["--record"], "records the live sensor and cannot be combined with --replay (the trace is already a recording)")
             try refuse(["--rate", "--always"], "applies to the live sensor, not to --replay")
@@ -185,21 +191,24 @@ struct Options {
         }
     }
 
-    /// The most cameras, and the longest camera name in bytes: every state line must stay within the
-    /// protocol's line limit.
-    static let maxCameras = 8
-    static let maxCameraNameBytes = 32
-
     static func parseCamera(_ s: String) throws(UsageError) -> Camera {
-        let parts = s.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty,
+        let parts = s.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count >= 3, !parts[0].isEmpty,
               let facing = CameraFacing(rawValue: String(parts[1])),
               let mount = Int(parts[2]), mount % 90 == 0 else {
-            throw UsageError(description: "--camera \(s): expected NAME:FACING:MOUNT, FACING one of front, back, external, MOUNT a multiple of 90 such as front:front:270")
+            throw UsageError(description: "--camera \(s): expected NAME:FACING:MOUNT or NAME:FACING:MOUNT:DEVICE, FACING one of front, back, external, MOUNT a multiple of 90, such as front:front:270 or usb:external:0:/dev/video2")
         }
-        guard parts[0].utf8.count <= maxCameraNameBytes else {
-            throw UsageError(description: "--camera \(s): the name is \(parts[0].utf8.count) bytes long; use at most \(maxCameraNameBytes)")
+        guard parts[0].utf8.count <= Camera.maxNameBytes else {
+            throw UsageError(description: "--camera \(s): the name is \(parts[0].utf8.count) bytes long; use at most \(Camera.maxNameBytes)")
         }
-        return Camera(name: String(parts[0]), facing: facing, mount: mount)
+        var device: String?
+        if parts.count == 4 {
+            let path = String(parts[3])
+            guard Camera.isValidDevice(path) else {
+                throw UsageError(description: "--camera \(s): DEVICE must be an absolute path of at most \(Camera.maxDeviceBytes) bytes without control characters, quotes or backslashes, such as /dev/video0")
+            }
+            device = path
+        }
+        return Camera(name: String(parts[0]), facing: facing, mount: mount, device: device, source: .config)
     }
 }

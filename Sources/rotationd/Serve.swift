@@ -10,6 +10,9 @@ import RotationService
 struct Serve {
     let options: Options
 
+    /// A replay's cameras: the configured ones, else the default pair.
+    var replayCameras: [Camera] { options.cameras.isEmpty ? Camera.defaults : options.cameras }
+
     /// Runs until the input ends (printing a replay) or until SIGTERM/SIGINT (serving); returns the exit status.
     func run() -> Int32 {
         guard let path = options.replay else { return serve(nil) }
@@ -24,7 +27,7 @@ struct Serve {
             let printer = StandardOutputPrinter(mode: .complete)
             let publisher = Publisher(outputs: [printer])
             let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
-                                      cameras: options.cameras, sensor: .ok, publisher: publisher, policy: options.samplingPolicy)
+                                      cameras: replayCameras, sensor: .ok, publisher: publisher, policy: options.samplingPolicy)
             feed.run(runner)
             publisher.close()
             // A partial output must never pass as a whole one.
@@ -77,15 +80,17 @@ struct Serve {
         var limits = ServerLimits()
         limits.stuckTimeout = options.clientTimeout
         OpenFileLimit.raise(toFit: limits.maxClients)
-        // A live service starts idle: the sensor is sampled only while a client is connected.
+        // A live service starts idle: the sensor is sampled only while a client is connected. Its cameras are
+        // found and followed all along, which costs nothing while none comes or goes.
         let live = replay == nil ? LiveInput(options: options) : nil
+        let cameraInput = replay == nil ? CameraInput(configured: options.cameras) : nil
+        let cameras = cameraInput?.initial ?? replayCameras
         let feed: any InputFeed = replay ?? live!
         let startStatus: SensorStatus = replay == nil ? .idle : .ok
         let server: SocketServer
         do {
-            let initial = StateEvent(seq: 0, time: .nan, state: .initial, cameras: options.cameras, sensor: startStatus)
-            server = try SocketServer(listener: listener,
-                                      identity: .init(sensor: feed.sensorDescription, cameras: options.cameras),
+            let initial = StateEvent(seq: 0, time: .nan, state: .initial, cameras: cameras, sensor: startStatus)
+            server = try SocketServer(listener: listener, identity: .init(sensor: feed.sensorDescription),
                                       initial: initial, limits: limits, samplesGroup: group, notifier: notifier)
         } catch {
             listener.close()
@@ -98,14 +103,16 @@ struct Serve {
         if let printer { outputs.append(printer) }
         let publisher = Publisher(outputs: outputs)
         let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
-                                  cameras: options.cameras, sensor: startStatus, publisher: publisher,
+                                  cameras: cameras, sensor: startStatus, publisher: publisher,
                                   policy: options.samplingPolicy)
         live?.attach(to: server)
         let how = listener.activated ? "socket-activated" : "mode \(String(options.socketMode, radix: 8))"
-        Log.info("serving on \(listener.path) (\(how)); sensor \(feed.sensorDescription ?? "none found yet"); cameras \(options.cameras.map(\.name).joined(separator: ", "))")
+        let cameraNames = cameras.isEmpty ? "none found yet" : cameras.map(\.name).joined(separator: ", ")
+        Log.info("serving on \(listener.path) (\(how)); sensor \(feed.sensorDescription ?? "none found yet"); cameras \(cameraNames)")
         // A failed event loop serves nobody: wake the main thread to stop with an error.
         let mainThread = pthread_self()
         server.observeFailure { _ in pthread_kill(mainThread, SIGTERM) }
+        cameraInput?.start(runner)
         feed.start(runner)
         server.start()
         notifier?.send("READY=1\nSTATUS=Serving on \(listener.path)")
@@ -122,6 +129,7 @@ struct Serve {
         // No new client from here on, so none can start the input again while it stops.
         server.stopAccepting()
         feed.stop()
+        cameraInput?.stop()
         publisher.close()
         if let why = printer?.failure {
             Log.error("stopped; standard output was incomplete (writing it failed: \(why))")

@@ -6,8 +6,9 @@ let usage = """
 usage: rotwatch [--json] [--once] [--socket PATH] [--version]
 
 Shows what rotationd publishes, like monitor-sensor: a header line naming the service, the sensor and
-the cameras, then one line per change with the time (monotonic seconds, trace seconds for a replay),
-the orientation and rotation, each camera's capture angle and the tilt.
+the cameras (with each one's device node), then one line per change with the time (monotonic seconds,
+trace seconds for a replay), the orientation and rotation, each camera's capture angle and the tilt.
+When a camera is plugged in or out, a "cameras:" line shows the new list before the state line.
 
   --json          print the service's raw JSON lines instead (protocol: Docs/protocol.md)
   --once          print the current state and exit: 0 on success, 2 when no service is running. When
@@ -73,11 +74,18 @@ while !rest.isEmpty {
 let colour = isatty(1) == 1 && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
 func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
 
+/// The cameras as one list: name, facing, mount and, when known, the device node.
+func cameraList(_ cameras: [Camera]) -> String {
+    let cams = cameras.map { c in
+        "\(c.name) (\(c.facing.rawValue), mount \(c.mount)°\(c.device.map { ", \($0)" } ?? ""))"
+    }.joined(separator: ", ")
+    return cams.isEmpty ? "none" : cams
+}
+
 /// The header line for a greeting.
 func header(_ hello: Hello, path: String) -> String {
-    let cams = hello.cameras.map { "\($0.name) (\($0.facing.rawValue), mount \($0.mount)°)" }.joined(separator: ", ")
-    return paint("\(hello.service) \(hello.version)", "1") + " on \(path), protocol \(hello.protocolVersion)"
-        + " | sensor: \(hello.sensor ?? "none") | cameras: \(cams.isEmpty ? "none" : cams)"
+    paint("\(hello.service) \(hello.version)", "1") + " on \(path), protocol \(hello.protocolVersion)"
+        + " | sensor: \(hello.sensor ?? "none") | cameras: \(cameraList(hello.cameras))"
 }
 
 /// One line for a state.
@@ -125,14 +133,22 @@ if args.once {
 }
 
 signal(SIGPIPE, SIG_IGN)
+// The camera list last shown: a state that brings another one (a camera plugged in or out) shows it first.
+var shownCameras: [Camera] = []
 for await event in client.events() {
     switch event {
     case .connected(let path, let hello, let line):
+        shownCameras = hello.cameras
         if args.json { say(line) } else { say(header(hello, path: path)) }
     case .message(let message, let line):
         if args.json { say(line); continue }
         switch message {
-        case .state(let e): say(describe(e))
+        case .state(let e):
+            if e.cameras != shownCameras {
+                shownCameras = e.cameras
+                say("cameras: \(cameraList(e.cameras))")
+            }
+            say(describe(e))
         case .error(let e): say("rotwatch: service error: \(e)", to: 2)
         default: break
         }

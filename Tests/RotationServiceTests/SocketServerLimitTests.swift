@@ -13,7 +13,7 @@ struct SocketServerLimitTests {
         let listener = try ListeningSocket.bind(path: dir.path("s.sock"), mode: 0o600)
         let cameras = [Camera(name: "back", facing: .back, mount: 90)]
         let initial = StateEvent(seq: 0, time: .nan, state: .initial, cameras: cameras, sensor: .ok)
-        let server = try SocketServer(listener: listener, identity: .init(sensor: "test", cameras: cameras), initial: initial, limits: limits)
+        let server = try SocketServer(listener: listener, identity: .init(sensor: "test"), initial: initial, limits: limits)
         server.start()
         return server
     }
@@ -46,7 +46,7 @@ struct SocketServerLimitTests {
         let dir = try ScratchDirectory()
         let listener = try ListeningSocket.bind(path: dir.path("s.sock"), mode: 0o600)
         let initial = StateEvent(seq: 0, time: .nan, state: .initial, cameras: [], sensor: .ok)
-        let server = try SocketServer(listener: listener, identity: .init(sensor: nil, cameras: []), initial: initial)
+        let server = try SocketServer(listener: listener, identity: .init(sensor: nil), initial: initial)
         let events = Counter()
         server.observeClients { _ in events.add() }
         server.start()

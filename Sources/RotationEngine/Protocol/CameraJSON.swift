@@ -1,14 +1,25 @@
 extension Camera {
-    /// Decodes one camera object (`name`, `facing`, `mount`); other members, such as `capture`, are ignored.
+    /// Decodes one camera object: `name`, `facing` and `mount` are required; `device`, `model` (a string or
+    /// null) and `source` may be absent. Other members, such as `capture`, are ignored.
     public init?(json: JSONValue) {
         guard let name = json["name"]?.stringValue,
               let f = json["facing"]?.stringValue, let facing = CameraFacing(rawValue: f),
               let mount = json["mount"]?.intValue else { return nil }
-        self.init(name: name, facing: facing, mount: mount)
+        func optionalString(_ key: String) -> String?? {
+            guard let v = json[key], !v.isNull else { return .some(nil) }
+            return v.stringValue.map { .some($0) }
+        }
+        guard let device = optionalString("device"), let model = optionalString("model") else { return nil }
+        var source: Sources?
+        if let s = json["source"], !s.isNull {
+            guard let f = s["facing"]?.stringValue, let m = s["mount"]?.stringValue else { return nil }
+            source = Sources(facing: CameraValueSource(rawValue: f), mount: CameraValueSource(rawValue: m))
+        }
+        self.init(name: name, facing: facing, mount: mount, device: device, model: model, source: source)
     }
 
-    /// Encodes cameras as a JSON array of objects with `name`, `facing` and `mount`; `extra` may add members
-    /// to each object after those.
+    /// Encodes cameras as a JSON array of objects with `name`, `facing`, `mount`, `device`, `model` and
+    /// `source` (left out when unknown); `extra` may add members to each object after those.
     public static func jsonArray(_ cameras: [Camera], extra: (Camera, inout JSONWriter) -> Void = { _, _ in }) -> String {
         var out = "["
         for (i, cam) in cameras.enumerated() {
@@ -17,6 +28,14 @@ extension Camera {
             w.add("name", cam.name)
             w.add("facing", cam.facing.rawValue)
             w.add("mount", cam.mount)
+            w.add("device", cam.device)
+            w.add("model", cam.model)
+            if let source = cam.source {
+                var s = JSONWriter()
+                s.add("facing", source.facing.rawValue)
+                s.add("mount", source.mount.rawValue)
+                w.addRaw("source", s.object)
+            }
             extra(cam, &w)
             out += w.object
         }

@@ -1,0 +1,177 @@
+import CUDev
+import RotationEngine
+
+/// Finds cameras through udev and sysfs, and reads where each sits.
+///
+/// A camera is a `video4linux` node whose udev `ID_V4L_CAPABILITIES` contains `:capture:` (a metadata,
+/// output or codec node does not), or a sensor sub-device (`v4l-subdevN`) that carries
+/// `V4L2_CID_CAMERA_ORIENTATION`. The rules for facing and mount, first found
+/// wins, are in `Docs/cameras.md`:
+///
+/// - facing: the udev property `ROTATIOND_CAMERA_FACING` (a local hwdb quirk); the sensor's
+///   `V4L2_CID_CAMERA_ORIENTATION`; udev `ID_CAMERA_DIRECTION` (front, rear); a USB camera on a port whose
+///   `removable` attribute says `fixed` is front; otherwise external.
+/// - mount: `ROTATIOND_CAMERA_MOUNT` (a local hwdb quirk); the sensor's `V4L2_CID_CAMERA_SENSOR_ROTATION` R,
+///   a counter-clockwise correction, so (360 − R) mod 360; otherwise 0.
+///
+/// Capture nodes are never opened; sub-devices only to read those two controls.
+public enum CameraDiscovery {
+    /// What discovery looks for, for messages when nothing is found.
+    public static let lookingFor =
+        "video4linux capture nodes (udev ID_V4L_CAPABILITIES with :capture:) and camera sensor sub-devices with V4L2_CID_CAMERA_ORIENTATION"
+
+    /// The udev property a local hwdb quirk sets to correct the facing: `front`, `back` or `external`.
+    public static let facingProperty = "ROTATIOND_CAMERA_FACING"
+    /// The udev property a local hwdb quirk sets to correct the mount: 0, 90, 180 or 270.
+    public static let mountProperty = "ROTATIOND_CAMERA_MOUNT"
+
+    /// Looks at every `video4linux` device once.
+    public static func scan() -> CameraInventory {
+        guard let udev = udev_new() else {
+            var inventory = CameraInventory()
+            inventory.problems.append(.udev(what: "read udev's device database"))
+            return inventory
+        }
+        defer { udev_unref(udev) }
+        var inventory = CameraInventory()
+        for found in enumerate(udev) { inventory.add(found.finding) }
+        inventory.sort()
+        return inventory
+    }
+
+    /// What one device turned out to be.
+    struct Finding: Sendable, Hashable {
+        var camera: DiscoveredCamera?
+        var ignored: CameraInventory.Ignored?
+        var problems: [CameraError] = []
+    }
+
+    /// Describes every `video4linux` device udev knows.
+    static func enumerate(_ udev: OpaquePointer) -> [(syspath: String, finding: Finding)] {
+        guard let e = udev_enumerate_new(udev) else { return [] }
+        defer { udev_enumerate_unref(e) }
+        _ = udev_enumerate_add_match_subsystem(e, "video4linux")
+        _ = udev_enumerate_scan_devices(e)
+        var out: [(String, Finding)] = []
+        var entry = udev_enumerate_get_list_entry(e)
+        while let item = entry {
+            entry = udev_list_entry_get_next(item)
+            guard let path = udev_list_entry_get_name(item),
+                  let dev = udev_device_new_from_syspath(udev, path) else { continue }
+            let device = VideoDevice(owning: dev)
+            out.append((device.syspath, describe(device)))
+        }
+        return out
+    }
+
+    /// Decides whether `device` is a camera, and reads its facing, mount, node and model.
+    static func describe(_ device: VideoDevice) -> Finding {
+        var finding = Finding()
+        guard let node = device.node else {
+            finding.ignored = .init(device: device.syspath, reason: "it has no device node")
+            return finding
+        }
+        var controls = SensorControls()
+        let kind: DiscoveredCamera.Kind
+        if device.sysname.hasPrefix("v4l-subdev") {
+            switch SensorControls.read(node) {
+            case .failure(let error):
+                finding.problems.append(error)
+                finding.ignored = .init(device: node, reason: "its controls cannot be read")
+                return finding
+            case .success(let read):
+                guard read.orientation != nil else {
+                    finding.ignored = .init(device: node, reason: "a sub-device without V4L2_CID_CAMERA_ORIENTATION, so not a camera sensor")
+                    return finding
+                }
+                controls = read
+            }
+            kind = .sensor
+        } else {
+            guard let caps = device.property("ID_V4L_CAPABILITIES") else {
+                finding.ignored = .init(device: node, reason: "udev gives no ID_V4L_CAPABILITIES")
+                return finding
+            }
+            guard caps.contains(":capture:") else {
+                finding.ignored = .init(device: node, reason: "not a capture node (ID_V4L_CAPABILITIES=\(caps))")
+                return finding
+            }
+            kind = .captureNode
+        }
+        guard Camera.isValidDevice(node) else {
+            finding.problems.append(.badPath(device: node))
+            finding.ignored = .init(device: node, reason: "its path cannot be published")
+            return finding
+        }
+        let (facing, facingSource, facingDetail) = self.facing(device, node: node, controls: controls, problems: &finding.problems)
+        let (mount, mountSource, mountDetail) = self.mount(device, node: node, controls: controls, problems: &finding.problems)
+        let model = kind == .sensor ? device.attribute("name") : (device.property("ID_V4L_PRODUCT") ?? device.attribute("name"))
+        finding.camera = DiscoveredCamera(syspath: device.syspath, device: node, links: device.links, kind: kind,
+                                          model: model.map(bounded), facing: facing, mount: mount,
+                                          sources: Camera.Sources(facing: facingSource, mount: mountSource),
+                                          facingDetail: facingDetail, mountDetail: mountDetail)
+        return finding
+    }
+
+    static func facing(_ device: VideoDevice, node: String, controls: SensorControls,
+                       problems: inout [CameraError]) -> (CameraFacing, CameraValueSource, String) {
+        if let value = device.property(facingProperty) {
+            if let f = CameraFacing(rawValue: value) { return (f, .quirk, "udev \(facingProperty)=\(value), a local hwdb quirk") }
+            problems.append(.badProperty(device: node, key: facingProperty, value: value, expected: "front, back or external"))
+        }
+        if let value = controls.orientation {
+            if let f = SensorControls.facing(orientation: value) {
+                return (f, .sensor, "V4L2_CID_CAMERA_ORIENTATION=\(value) (\(f.rawValue))")
+            }
+            problems.append(.badControl(device: node, control: "V4L2_CID_CAMERA_ORIENTATION", value: value,
+                                        expected: "0 (front), 1 (back) or 2 (external)"))
+        }
+        if let value = device.property("ID_CAMERA_DIRECTION") {
+            switch value {
+            case "front": return (.front, .udev, "ID_CAMERA_DIRECTION=front")
+            case "rear": return (.back, .udev, "ID_CAMERA_DIRECTION=rear")
+            default:
+                problems.append(.badProperty(device: node, key: "ID_CAMERA_DIRECTION", value: value, expected: "front or rear"))
+            }
+        }
+        if let port = device.usbPort {
+            if port.removable == "fixed" {
+                return (.front, .usbPort, "USB device \(port.name) sits on a fixed port (removable=fixed), so it is built in")
+            }
+            return (.external, .default, "USB device \(port.name) on a port that is not fixed (removable=\(port.removable ?? "not reported"))")
+        }
+        return (.external, .default, "nothing reports it")
+    }
+
+    static func mount(_ device: VideoDevice, node: String, controls: SensorControls,
+                      problems: inout [CameraError]) -> (Int, CameraValueSource, String) {
+        if let value = device.property(mountProperty) {
+            if let m = Int(value), m % 90 == 0 { return (Camera.wrap(m), .quirk, "udev \(mountProperty)=\(value), a local hwdb quirk") }
+            problems.append(.badProperty(device: node, key: mountProperty, value: value, expected: "0, 90, 180 or 270"))
+        }
+        if let r = controls.rotation {
+            if r % 90 == 0 && r >= 0 && r < 360 {
+                return (Camera.mount(sensorRotation: r), .sensor,
+                        "V4L2_CID_CAMERA_SENSOR_ROTATION=\(r), a counter-clockwise correction")
+            }
+            problems.append(.badControl(device: node, control: "V4L2_CID_CAMERA_SENSOR_ROTATION", value: r,
+                                        expected: "0, 90, 180 or 270"))
+        }
+        return (0, .default, "nothing reports it")
+    }
+
+    /// `text` with control characters as spaces, cut so that as a JSON string it takes at most
+    /// `Camera.maxModelJSONBytes` bytes.
+    static func bounded(_ text: String) -> String {
+        var out = ""
+        var quoted = 2
+        for u in text.unicodeScalars {
+            let scalar: Unicode.Scalar = u.value < 0x20 || u.value == 0x7F ? " " : u
+            let cost = scalar == "\"" || scalar == "\\" ? 2 : String(scalar).utf8.count
+            if quoted + cost > Camera.maxModelJSONBytes { break }
+            quoted += cost
+            out.unicodeScalars.append(scalar)
+        }
+        return out
+    }
+}

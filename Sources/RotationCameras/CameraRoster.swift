@@ -1,0 +1,93 @@
+import RotationEngine
+
+/// Turns what discovery found into the published camera list: configuration first, names that stay put.
+///
+/// - A camera from `rotationd --camera` that gives a device matches the found camera with that node (or one of
+///   its udev links); one without a device matches the found camera of the same name. Either way its facing
+///   and mount win, and the node and model come from what was found. A configured camera that matches nothing
+///   is listed as configured.
+/// - A found camera is named after its facing: `front`, `back` or `external`, then `front2`, `front3` and so
+///   on. It keeps its name for as long as it stays plugged in, whatever comes and goes around it; names that
+///   configured cameras with a device hold are not given out.
+/// - Configured cameras come first, in the order given, then the found ones in device order, at most
+///   `Camera.maxCount` in all.
+///
+/// A value, with no I/O: the camera input keeps one and feeds it each inventory.
+public struct CameraRoster: Sendable {
+    /// The cameras from `rotationd --camera`.
+    public let configured: [Camera]
+    /// The name each found camera was given, by sysfs path.
+    private var names: [String: String] = [:]
+
+    /// Creates a roster over the configured cameras (at most `Camera.maxCount`).
+    public init(configured: [Camera]) { self.configured = configured }
+
+    /// The published list for `found`, and the found cameras that did not fit.
+    public mutating func list(_ found: [DiscoveredCamera]) -> (cameras: [ListedCamera], left: [DiscoveredCamera]) {
+        // Configured cameras with a device claim the found camera with that node.
+        var claimedBy: [Int: Int] = [:] // found index → configured index
+        for (ci, c) in configured.enumerated() {
+            guard let device = c.device,
+                  let fi = found.indices.first(where: { claimedBy[$0] == nil && found[$0].answers(to: device) }) else { continue }
+            claimedBy[fi] = ci
+        }
+        // Names for the other found cameras: the one each had, else the first free one for its facing.
+        let reserved = Set(configured.filter { $0.device != nil }.map(\.name))
+        var given: [Int: String] = [:]
+        var used = reserved
+        let unclaimed = found.indices.filter { claimedBy[$0] == nil }
+        for fi in unclaimed {
+            if let name = names[found[fi].syspath], !used.contains(name) {
+                given[fi] = name
+                used.insert(name)
+            }
+        }
+        for fi in unclaimed where given[fi] == nil {
+            let base = found[fi].facing.rawValue
+            var name = base, n = 2
+            while used.contains(name) {
+                name = base + String(n)
+                n += 1
+            }
+            given[fi] = name
+            used.insert(name)
+        }
+        // Configured cameras without a device claim the found camera of their name.
+        for (ci, c) in configured.enumerated() where c.device == nil {
+            if let fi = unclaimed.first(where: { given[$0] == c.name && claimedBy[$0] == nil }) { claimedBy[fi] = ci }
+        }
+
+        var listed: [ListedCamera] = []
+        for (ci, c) in configured.enumerated() {
+            if let fi = claimedBy.first(where: { $0.value == ci })?.key {
+                let f = found[fi]
+                listed.append(ListedCamera(
+                    camera: Camera(name: c.name, facing: c.facing, mount: c.mount, device: f.device, model: f.model, source: .config),
+                    found: f.kind,
+                    facingDetail: "rotationd --camera, over \(f.facing.rawValue) from source \(f.sources.facing.rawValue): \(f.facingDetail)",
+                    mountDetail: "rotationd --camera, over \(f.mount)° from source \(f.sources.mount.rawValue): \(f.mountDetail)"))
+            } else {
+                let missing = c.device.map { "; \($0) was not found" } ?? ""
+                listed.append(ListedCamera(camera: c, found: nil, facingDetail: "rotationd --camera\(missing)",
+                                           mountDetail: "rotationd --camera"))
+            }
+        }
+        var left: [DiscoveredCamera] = []
+        var kept: [String: String] = [:]
+        for fi in unclaimed where claimedBy[fi] == nil {
+            let f = found[fi]
+            guard listed.count < Camera.maxCount else {
+                left.append(f)
+                continue
+            }
+            let name = given[fi]!
+            kept[f.syspath] = name
+            listed.append(ListedCamera(
+                camera: Camera(name: name, facing: f.facing, mount: f.mount, device: f.device, model: f.model, source: f.sources),
+                found: f.kind, facingDetail: f.facingDetail, mountDetail: f.mountDetail))
+        }
+        for (fi, _) in claimedBy { kept[found[fi].syspath] = given[fi] ?? names[found[fi].syspath] }
+        names = kept
+        return (listed, left)
+    }
+}

@@ -1,0 +1,63 @@
+import RotationEngine
+
+/// One camera as the system describes it, before configuration and naming: the node, what it is, and its
+/// facing and mount with where each came from.
+public struct DiscoveredCamera: Sendable, Hashable {
+    /// What kind of node the camera was found as.
+    public enum Kind: String, Sendable, Hashable {
+        /// A `video4linux` node whose udev `ID_V4L_CAPABILITIES` contains `:capture:` (a UVC webcam's node).
+        case captureNode = "capture node"
+        /// A camera sensor's sub-device carrying `V4L2_CID_CAMERA_ORIENTATION` (a MIPI sensor).
+        case sensor = "sensor sub-device"
+    }
+
+    /// The device's sysfs path: its identity while it is plugged in.
+    public var syspath: String
+    /// The device node, such as `/dev/video0` or `/dev/v4l-subdev3`.
+    public var device: String
+    /// The node's other names that udev created (`/dev/v4l/by-id/...`, `/dev/v4l/by-path/...`).
+    public var links: [String]
+    /// Capture node or sensor sub-device.
+    public var kind: Kind
+    /// What the camera calls itself, cut to fit a state line.
+    public var model: String?
+    /// Which way it looks.
+    public var facing: CameraFacing
+    /// Degrees clockwise its frames need at rotation 0.
+    public var mount: Int
+    /// Where `facing` and `mount` came from.
+    public var sources: Camera.Sources
+    /// The property, control or rule that gave the facing, for `rotationd --list`.
+    public var facingDetail: String
+    /// The property or control that gave the mount, for `rotationd --list`.
+    public var mountDetail: String
+
+    /// Creates a description.
+    public init(syspath: String, device: String, links: [String] = [], kind: Kind, model: String?, facing: CameraFacing,
+                mount: Int, sources: Camera.Sources, facingDetail: String, mountDetail: String) {
+        self.syspath = syspath
+        self.device = device
+        self.links = links
+        self.kind = kind
+        self.model = model
+        self.facing = facing
+        self.mount = Camera.wrap(mount)
+        self.sources = sources
+        self.facingDetail = facingDetail
+        self.mountDetail = mountDetail
+    }
+
+    /// Whether `path` names this camera's node, directly or through one of udev's links.
+    public func answers(to path: String) -> Bool { device == path || links.contains(path) }
+
+    /// Orders device paths as people number them: `/dev/video2` before `/dev/video10`.
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        func split(_ s: String) -> (String, Int) {
+            let digits = s.reversed().prefix { $0.isNumber }
+            return (String(s.dropLast(digits.count)), Int(String(digits.reversed())) ?? -1)
+        }
+        let (pa, na) = split(a), (pb, nb) = split(b)
+        if pa != pb { return pa < pb }
+        return na < nb
+    }
+}

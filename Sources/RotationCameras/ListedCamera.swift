@@ -1,0 +1,25 @@
+import RotationEngine
+
+/// A camera as the service publishes it, with the detail of where its values came from.
+public struct ListedCamera: Sendable, Hashable {
+    /// The camera as it goes on the wire.
+    public var camera: Camera
+    /// What the system found, when the camera was found rather than only configured.
+    public var found: DiscoveredCamera.Kind?
+    /// The property, control, rule or option that gave the facing.
+    public var facingDetail: String
+    /// The property, control or option that gave the mount.
+    public var mountDetail: String
+
+    /// Human-readable lines for `rotationd --list`: a heading line, then indented details.
+    public var listing: String {
+        let c = camera
+        var head = "camera \(c.name): \(c.device ?? "no device")"
+        if let model = c.model { head += ", \(model)" }
+        head += found.map { " (\($0.rawValue))" } ?? " (configured)"
+        let source = c.source ?? .default
+        return [head,
+                "  facing: \(c.facing.rawValue) (source \(source.facing.rawValue): \(facingDetail))",
+                "  mount: \(c.mount)° (source \(source.mount.rawValue): \(mountDetail))"].joined(separator: "\n")
+    }
+}

@@ -1,0 +1,50 @@
+import CV4L2
+import Glibc
+import RotationEngine
+
+/// The two V4L2 controls a camera sensor's sub-device carries about how it sits in the device.
+///
+/// Reading them opens the sub-device read-only just long enough for two ioctls per control (`VIDIOC_QUERYCTRL`
+/// for presence, `VIDIOC_G_EXT_CTRLS` for the value). Only sub-devices are opened: a capture node never is,
+/// since opening one can power a camera up.
+struct SensorControls: Sendable, Hashable {
+    /// `V4L2_CID_CAMERA_ORIENTATION`: 0 front, 1 back, 2 external; nil when the sub-device lacks it.
+    var orientation: Int?
+    /// `V4L2_CID_CAMERA_SENSOR_ROTATION`: the counter-clockwise correction in degrees; nil when lacking.
+    var rotation: Int?
+
+    /// The facing a `V4L2_CID_CAMERA_ORIENTATION` value stands for; nil for a value the kernel does not define.
+    static func facing(orientation value: Int) -> CameraFacing? {
+        switch Int32(truncatingIfNeeded: value) {
+        case rotationd_camera_orientation_front: return .front
+        case rotationd_camera_orientation_back: return .back
+        case rotationd_camera_orientation_external: return .external
+        default: return nil
+        }
+    }
+
+    /// Reads both controls of the sub-device at `node`.
+    static func read(_ node: String) -> Result<SensorControls, CameraError> {
+        let fd = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(.controls(device: node, operation: "open", errno: errno)) }
+        defer { close(fd) }
+        var out = SensorControls()
+        for (id, keyPath) in [(rotationd_cid_camera_orientation, \SensorControls.orientation),
+                              (rotationd_cid_camera_sensor_rotation, \SensorControls.rotation)] {
+            var flags: UInt32 = 0
+            if rotationd_v4l2_query_control(fd, id, &flags) != 0 {
+                let e = errno
+                // EINVAL: no such control; ENOTTY: no controls at all. Either way, it does not say.
+                if e == EINVAL || e == ENOTTY { continue }
+                return .failure(.controls(device: node, operation: "query the controls of", errno: e))
+            }
+            if flags & rotationd_ctrl_flag_disabled != 0 { continue }
+            var value: Int32 = 0
+            guard rotationd_v4l2_read_control(fd, id, &value) == 0 else {
+                return .failure(.controls(device: node, operation: "read the controls of", errno: errno))
+            }
+            out[keyPath: keyPath] = Int(value)
+        }
+        return .success(out)
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import Testing
+
+/// The real `rotationd` finding cameras in an umockdev testbed: udev-described USB and platform nodes, MIPI
+/// sensor sub-devices whose controls umockdev's ioctl emulation answers, hot-plug, and configuration.
+///
+/// Every run here also guards the testbed's `/dev/video*` nodes: the driver fails the run if any is opened
+/// (inotify) or held by rotationd (its `/proc/PID/fd`).
+@Suite("Cameras under umockdev", .serialized)
+struct CameraDiscoveryTests {
+    static let webcam = "/sys/devices/pci0000:00/0000:00:14.0/usb3/3-1"
+    static let webcamNodes = [webcam + "/3-1:1.0/video4linux/video2", webcam + "/3-1:1.0/video4linux/video3"]
+
+    /// The hello a client got after connecting to a service started with `arguments` on `devices`.
+    static func hello(devices: [String], before: [[Any]] = [], arguments: [String] = []) throws -> (CameraRun, [String: Any]?) {
+        let socket = CameraRun.socketPath("hello")
+        let r = try CameraRun.run(devices: devices, steps: before + [
+            ["guard-video-nodes"], ["start"], ["connect", socket, 5], ["wait-sock", "\"type\":\"state\"", 5], ["alive"],
+        ], arguments: ["--serve", "--socket", socket] + arguments)
+        return (r, r.socket(1).first)
+    }
+
+    @Test("udev-only cameras: hwdb front and rear, USB on a fixed and on a removable port, a local quirk; metadata and output nodes are not cameras")
+    func udevCameras() throws {
+        let (r, hello) = try Self.hello(devices: ["cameras-udev.umockdev"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(hello?["type"] as? String == "hello", "\(r.transcript)")
+        let cameras = CameraRun.cameras(hello)
+        #expect(cameras.map(CameraRun.summary) == [
+            "front front 0 /dev/video0 udev default",
+            "back back 0 /dev/video2 udev default",
+            "front2 front 0 /dev/video4 usb-port default",
+            "external external 0 /dev/video6 default default",
+            "back2 back 90 /dev/video9 quirk quirk",
+        ], "\(r.transcript)")
+        #expect(cameras.map { $0["model"] as? String } == ["Integrated Camera: Integrated C", "Rear Camera",
+                                                           "Integrated_Webcam_HD", "UVC Camera (046d:0825)", "Quirky Camera"])
+        // The state carries the same list, with capture angles unknown until the sensor says something.
+        let state = try #require(r.socket(1).dropFirst().first, "\(r.transcript)")
+        #expect(CameraRun.cameras(state).map(CameraRun.summary) == cameras.map(CameraRun.summary))
+        #expect(CameraRun.cameras(state).allSatisfy { $0["capture"] is NSNull })
+        // No sensor in this testbed: that is the only warning.
+        #expect(!r.stderr.contains { $0.contains("warning") && !$0.contains("no accelerometer found") }, "\(r.transcript)")
+    }
+
+    @Test("--list shows every camera with where each value came from, and why each other node is not a camera")
+    func listing() throws {
+        let r = try CameraRun.run(devices: ["cameras-udev.umockdev"], steps: [["guard-video-nodes"], ["start"], ["wait", "video8", 5]],
+                                  arguments: ["--list"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        for line in [
+            "camera front: /dev/video0, Integrated Camera: Integrated C (capture node)",
+            "  facing: front (source udev: ID_CAMERA_DIRECTION=front)",
+            "  mount: 0° (source default: nothing reports it)",
+            "  facing: back (source udev: ID_CAMERA_DIRECTION=rear)",
+            "  facing: front (source usb-port: USB device 1-7 sits on a fixed port (removable=fixed), so it is built in)",
+            "  facing: external (source default: USB device 1-2 on a port that is not fixed (removable=removable))",
+            "camera back2: /dev/video9, Quirky Camera (capture node)",
+            "  facing: back (source quirk: udev ROTATIOND_CAMERA_FACING=back, a local hwdb quirk)",
+            "  mount: 90° (source quirk: udev ROTATIOND_CAMERA_MOUNT=90, a local hwdb quirk)",
+            "/dev/video1: not a camera: not a capture node (ID_V4L_CAPABILITIES=:)",
+            "/dev/video8: not a camera: not a capture node (ID_V4L_CAPABILITIES=:video_output:)",
+        ] {
+            #expect(r.stdout.contains(line), "missing \(line):\n\(r.transcript)")
+        }
+        for metadata in ["/dev/video1", "/dev/video3", "/dev/video5", "/dev/video7", "/dev/video8"] {
+            #expect(!r.stdout.contains { $0.hasPrefix("camera ") && $0.contains(metadata + ",") }, "\(metadata) listed as a camera")
+        }
+    }
+
+    @Test("MIPI sensors: the orientation and rotation controls give facing and mount (mount = 360 − rotation) for all four rotations; sub-devices without the orientation control are not cameras")
+    func sensorControls() throws {
+        let controls: [[Any]] = [
+            ["v4l2-controls", "/dev/v4l-subdev0", ["orientation": 0, "rotation": 0]],
+            ["v4l2-controls", "/dev/v4l-subdev1", ["orientation": 1, "rotation": 90]],
+            ["v4l2-controls", "/dev/v4l-subdev2", ["orientation": 2, "rotation": 180]],
+            ["v4l2-controls", "/dev/v4l-subdev3", ["orientation": 0, "rotation": 270]],
+            ["v4l2-controls", "/dev/v4l-subdev4", ["orientation": 1]],
+            ["v4l2-controls", "/dev/v4l-subdev5", [:] as [String: Int]],
+        ]
+        // v4l-subdev6, a CSI-2 receiver, has no emulation: every ioctl on its node fails with ENOTTY.
+        let (r, hello) = try Self.hello(devices: ["camera-sensors.umockdev"], before: controls)
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(CameraRun.cameras(hello).map(CameraRun.summary) == [
+            "front front 0 /dev/v4l-subdev0 sensor sensor",
+            "back back 270 /dev/v4l-subdev1 sensor sensor",
+            "external external 180 /dev/v4l-subdev2 sensor sensor",
+            "front2 front 90 /dev/v4l-subdev3 sensor sensor",
+            "back2 back 0 /dev/v4l-subdev4 sensor default",
+        ], "\(r.transcript)")
+        #expect(CameraRun.cameras(hello).map { $0["model"] as? String } == ["ov5693 2-0036", "ov8865 3-0010", "ov2680 3-0036",
+                                                                             "imx258 4-0010", "imx219 4-001a"])
+        let list = try CameraRun.run(devices: ["camera-sensors.umockdev"], steps: controls + [["start"], ["wait", "v4l-subdev6", 5]],
+                                     arguments: ["--list"])
+        #expect(list.stdout.contains("  mount: 270° (source sensor: V4L2_CID_CAMERA_SENSOR_ROTATION=90, a counter-clockwise correction)"),
+                "\(list.transcript)")
+        #expect(list.stdout.contains("/dev/v4l-subdev5: not a camera: a sub-device without V4L2_CID_CAMERA_ORIENTATION, so not a camera sensor"),
+                "\(list.transcript)")
+        #expect(list.stdout.contains("/dev/v4l-subdev6: not a camera: a sub-device without V4L2_CID_CAMERA_ORIENTATION, so not a camera sensor"),
+                "\(list.transcript)")
+    }
+
+    @Test("a webcam plugged in and out while serving is a state change each way within a second; a later client's hello lists it; the camera thread sleeps in between")
+    func hotPlug() throws {
+        let socket = CameraRun.socketPath("plug")
+        let onlyFront = #""cameras":\[\{"name":"front"[^]]*\]\}$"#
+        let r = try CameraRun.run(devices: ["camera-builtin.umockdev"], steps: [
+            ["guard-video-nodes"], ["start"],
+            ["connect", socket, 5], ["wait-sock", "\"sensor\":\"none\"", 5],
+            ["asleep", "rotationd-cam", 1.5],
+            ["add", "camera-webcam.umockdev"],
+            ["uevent", Self.webcamNodes[0], "add"], ["uevent", Self.webcamNodes[1], "add"],
+            ["wait-sock", "\"device\":\"/dev/video2\"", 1],
+            ["connect", socket, 5], ["wait-sock", "\"type\":\"state\"", 5],
+            ["uevent", Self.webcamNodes[0], "remove"], ["uevent", Self.webcamNodes[1], "remove"],
+            ["remove", Self.webcam],
+            ["wait-sock", onlyFront, 1],
+            ["alive"],
+        ], arguments: ["--serve", "--socket", socket])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        let first = r.socket(1).filter { $0["type"] as? String == "state" }
+        let lists = first.map { CameraRun.cameras($0).map { "\($0["name"] ?? "") \($0["device"] ?? "")" } }
+        #expect(lists.first == ["front /dev/video0"], "\(r.transcript)")
+        #expect(lists.contains(["front /dev/video0", "external /dev/video2"]), "\(r.transcript)")
+        #expect(lists.last == ["front /dev/video0"], "\(r.transcript)")
+        // Each change of the list is a state of its own, numbered on.
+        let seqs = first.compactMap { $0["seq"] as? Int }
+        #expect(seqs == Array(seqs.first!..<(seqs.first! + seqs.count)), "\(seqs)")
+        // The second client connected while the webcam was in: its hello says so.
+        let hello = CameraRun.cameras(r.socket(2).first).map(CameraRun.summary)
+        #expect(hello == ["front front 0 /dev/video0 udev default", "external external 0 /dev/video2 default default"],
+                "\(r.transcript)")
+        #expect(r.stderr.contains { $0.hasPrefix("rotationd: info: camera external: /dev/video2") }, "\(r.transcript)")
+        #expect(r.stderr.contains { $0.hasPrefix("rotationd: info: camera gone: external: /dev/video2") }, "\(r.transcript)")
+    }
+
+    @Test("a USB device's own add and remove events are enough: the nodes below it come and go with it")
+    func usbDeviceEvents() throws {
+        let socket = CameraRun.socketPath("usb")
+        let r = try CameraRun.run(devices: ["camera-builtin.umockdev"], steps: [
+            ["guard-video-nodes"], ["start"], ["connect", socket, 5], ["wait-sock", "\"sensor\":\"none\"", 5],
+            ["add", "camera-webcam.umockdev"], ["uevent", Self.webcam, "add"],
+            ["wait-sock", "\"device\":\"/dev/video2\"", 1],
+            ["uevent", Self.webcam, "remove"], ["remove", Self.webcam],
+            ["wait-sock", #""cameras":\[\{"name":"front"[^]]*\]\}$"#, 1],
+        ], arguments: ["--serve", "--socket", socket])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+    }
+
+    @Test("a convertible turned while a webcam is plugged in: the built-in front camera's capture angle follows the turns, the webcam's stays at its mount")
+    func convertibleAngles() throws {
+        let socket = CameraRun.socketPath("turn")
+        // Raw readings of the polled fixture's accelerometer (scale 0.019163, its mount matrix applied).
+        let upright = ["in_accel_x_raw": 523, "in_accel_y_raw": 13, "in_accel_z_raw": 5]
+        let rightUp = ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]
+        let leftUp = ["in_accel_x_raw": -8, "in_accel_y_raw": -521, "in_accel_z_raw": -67]
+        let bottomUp = ["in_accel_x_raw": -523, "in_accel_y_raw": 0, "in_accel_z_raw": 5]
+        let r = try CameraRun.run(devices: ["camera-builtin.umockdev", "polled.umockdev"], steps: [
+            ["guard-video-nodes"], ["set", "iio:device0", upright], ["start"],
+            ["connect", socket, 5], ["wait-sock", "\"rotation\":0,", 5],
+            ["add", "camera-webcam.umockdev"], ["uevent", Self.webcamNodes[0], "add"], ["uevent", Self.webcamNodes[1], "add"],
+            ["wait-sock", "\"device\":\"/dev/video2\"", 1],
+            ["set", "iio:device0", rightUp], ["wait-sock", "\"rotation\":270,", 5],
+            ["set", "iio:device0", bottomUp], ["wait-sock", "\"rotation\":180,", 5],
+            ["set", "iio:device0", leftUp], ["wait-sock", "\"rotation\":90,", 5],
+            ["alive"],
+        ], arguments: ["--serve", "--socket", socket])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        var seen: [Int: [String]] = [:]
+        for s in r.socket(1) where s["type"] as? String == "state" {
+            guard let rotation = s["rotation"] as? Int, CameraRun.cameras(s).count == 2 else { continue }
+            seen[rotation] = CameraRun.cameras(s).map { "\($0["name"] ?? "") \($0["capture"] ?? "")" }
+        }
+        // front, mount 0: (0 − r) mod 360; external: its mount, 0, whatever the rotation.
+        #expect(seen[0] == ["front 0", "external 0"], "\(r.transcript)")
+        #expect(seen[270] == ["front 90", "external 0"], "\(r.transcript)")
+        #expect(seen[180] == ["front 180", "external 0"], "\(r.transcript)")
+        #expect(seen[90] == ["front 270", "external 0"], "\(r.transcript)")
+    }
+
+    @Test("--camera overrides a found camera by device link or by name; the other found cameras keep their own values")
+    func configurationWins() throws {
+        let (r, hello) = try Self.hello(devices: ["cameras-udev.umockdev"], arguments: [
+            "--camera", "usb:back:180:/dev/v4l/by-path/pci-0000:00:14.0-usb-0:2:1.0-video-index0",
+            "--camera", "front:front:270",
+            "--camera", "spare:external:90:/dev/video42",
+        ])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(CameraRun.cameras(hello).map(CameraRun.summary) == [
+            "usb back 180 /dev/video6 config config",
+            "front front 270 /dev/video0 config config",
+            "spare external 90 /dev/video42 config config",
+            "back back 0 /dev/video2 udev default",
+            "front2 front 0 /dev/video4 usb-port default",
+            "back2 back 90 /dev/video9 quirk quirk",
+        ], "\(r.transcript)")
+        // The found model stays with the camera that configuration took over.
+        #expect(CameraRun.cameras(hello).first?["model"] as? String == "UVC Camera (046d:0825)")
+    }
+
+    @Test("with no camera found and none configured the live list is empty")
+    func noCameras() throws {
+        let (r, hello) = try Self.hello(devices: [])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(hello?["type"] as? String == "hello" && CameraRun.cameras(hello).isEmpty, "\(r.transcript)")
+        #expect(r.stderr.contains { $0.contains("cameras none found yet") }, "\(r.transcript)")
+    }
+
+    @Test("a quirk value rotationd does not understand is logged once and the next source is used; without DEVNAME the node is /dev/<kernel name>")
+    func badQuirk() throws {
+        // camera-bad-quirk.umockdev has ROTATIOND_CAMERA_FACING=sideways, ROTATIOND_CAMERA_MOUNT=45 and
+        // ID_CAMERA_DIRECTION=rear, and no DEVNAME property.
+        let (r, hello) = try Self.hello(devices: ["camera-bad-quirk.umockdev"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(CameraRun.cameras(hello).map(CameraRun.summary) == ["back back 0 /dev/video0 udev default"], "\(r.transcript)")
+        let warnings = r.stderr.filter { $0.hasPrefix("rotationd: warning: /dev/video0: ignoring udev ROTATIOND_CAMERA_") }
+        #expect(warnings.count == 2, "\(r.transcript)")
+    }
+
+    @Test("the guard itself: a program that opens a capture node fails the run, even for a moment")
+    func guardCatchesAnOpen() throws {
+        let opener = "import os, time; os.close(os.open('/dev/video0', os.O_RDONLY | os.O_NONBLOCK)); time.sleep(0.5)"
+        let r = try CameraRun.run(devices: ["camera-builtin.umockdev"], steps: [["guard-video-nodes"], ["start"], ["sleep", 1]],
+                                  arguments: ["-c", opener], program: "/usr/bin/python3")
+        #expect(r.status == 1, "\(r.transcript)")
+        // inotify sees the open however short it was; the descriptor sampling may or may not have caught it too.
+        #expect(r.failure?.hasPrefix("driver: a video node was opened: ") == true
+                && r.failure?.contains("/dev/video0 was opened") == true, "\(r.transcript)")
+    }
+}
