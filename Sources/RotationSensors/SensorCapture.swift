@@ -63,7 +63,7 @@ final class SensorCapture {
             let value = String(text.trimmedSysfs)
             saved.append { _ = IIOContext.writeBuffer(dev, "watermark", value) }
         }
-        defer { for restore in saved { restore(()) } }
+        defer { for restore in saved { restore() } }
         if let plan = accel.frequency { setFrequency(accel, dev, accelChannels, plan.chosen) }
         if let gyro, let gyroDev, gyro.id != accel.id, let plan = gyro.frequency {
             setFrequency(gyro, gyroDev, gyroChannels, plan.chosen)
@@ -76,14 +76,14 @@ final class SensorCapture {
     }
 
     /// Reads the sensor's sampling frequency as the capture finds it; returns what writes it back.
-    private func savedFrequency(_ sensor: SensorDescription, _ dev: OpaquePointer, _ channels: [OpaquePointer]) -> (()) -> Void {
-        guard let plan = sensor.frequency else { return { _ in } }
+    private func savedFrequency(_ sensor: SensorDescription, _ dev: OpaquePointer, _ channels: [OpaquePointer]) -> () -> Void {
+        guard let plan = sensor.frequency else { return {} }
         let device = plan.attribute == "sampling_frequency"
         let read = device ? IIOContext.readDevice(dev, "sampling_frequency") : IIOContext.readChannel(channels[0], "sampling_frequency")
-        guard case .success(let text) = read else { return { _ in } }
+        guard case .success(let text) = read else { return {} }
         let value = String(text.trimmedSysfs)
         let channel = channels[0]
-        return { _ in
+        return {
             _ = device ? IIOContext.writeDevice(dev, "sampling_frequency", value)
                 : IIOContext.writeChannel(channel, "sampling_frequency", value)
         }

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// The sampling policy on live parts under umockdev: a polled part is read slowly while still and at the full
+/// rate from the first reading that moved; a buffered part is slowed down and batched, and whatever the
+/// capture changed on it is put back when the last client leaves and when the service stops.
+@Suite("Sampling pace under umockdev", .serialized)
+struct SamplingPaceTests {
+    static let subscribe = "{\"cmd\":\"subscribe\",\"events\":[\"state\",\"samples\"]}"
+
+    @Test("a polled part is read every 0.4 s while still, at the full rate from the first reading that moved, then slowly again")
+    func polledPace() throws {
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-pace-\(UUID().uuidString).sock").path
+        let r = try UmockdevRun.run(devices: ["polled.umockdev"], steps: [
+            ["start"],
+            ["connect", socket, 10],
+            ["send", Self.subscribe],
+            ["wait-sock", LiveSensorTests.normal, 5],
+            ["wait-err", "iio:device0: the device is still: reading it every 0\\.4 s", 5],
+            // Some slow reads, as many as come in 2 s.
+            ["sleep", 2],
+            ["set", "iio:device0", LiveSensorTests.onda],
+            ["wait-err", "iio:device0: the device moves: reading it at 50\\.0 Hz", 5],
+            ["wait-sock", LiveSensorTests.rightUp, 5],
+            ["wait-err", "iio:device0: the device is still: reading it every 0\\.4 s", 5],
+            ["alive"],
+        ], arguments: ["--serve", "--socket", socket, "--verbose"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        let samples = r.socket(1).filter { $0["type"] as? String == "sample" }
+        let times = samples.compactMap { $0["t"] as? Double }
+        #expect(times.count == samples.count)
+        // Upright reads y ≈ −10 m/s²; the new pose reads x ≈ −10 m/s² (right edge up).
+        guard let moved = samples.firstIndex(where: { ($0["x"] as? Double ?? 0) < -5 }) else {
+            Issue.record("no sample of the new pose:\n\(r.transcript)")
+            return
+        }
+        let still = zip(times[..<moved].dropFirst(), times[..<moved]).map { $0 - $1 }.suffix(4)
+        #expect(still.count == 4 && still.allSatisfy { $0 >= 0.35 }, "gaps before the move: \(Array(still))")
+        #expect(moved + 1 < times.count && times[moved + 1] - times[moved] < 0.1,
+                "the read after the first moved one came \(moved + 1 < times.count ? times[moved + 1] - times[moved] : -1) s later")
+    }
+
+    /// Writes a trace of `seconds` upright, a slow quarter turn clockwise over 3 s (longer than a batch, so the
+    /// motion outlasts the batch it starts in), then left edge up until `2 × seconds`, at 50 Hz.
+    static func uprightThenLeftUp(seconds: Double) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-pace-\(UUID().uuidString).csv").path
+        var text = "t,x,y,z\n"
+        for i in 0..<Int(2 * seconds * 50) {
+            let t = Double(i) / 50
+            let angle = min(max((t - seconds) / 3, 0), 1) * Double.pi / 2
+            text += String(format: "%.3f,%.3f,%.3f,0.5\n", t, 9.79 * sin(angle), -9.79 * cos(angle))
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("a buffered part is slowed to its lowest frequency and batched while still, brought back when it moves, and left as found when the last client leaves and on SIGTERM")
+    func bufferedPaceAndRestore() throws {
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-pace-\(UUID().uuidString).sock").path
+        let trace = try Self.uprightThenLeftUp(seconds: 6)
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        let dev = "sys/bus/iio/devices/iio:device0/"
+        let r = try UmockdevRun.run(devices: ["paced-buffered.umockdev"], steps: [
+            ["feed-trace", "/dev/iio:device0", trace, 0.019163, 50, 60, 5],
+            ["start"],
+            ["connect", socket, 10],
+            ["wait-sock", LiveSensorTests.normal, 10],
+            ["wait-err", "iio:device0: the device is still: reading it at 12\\.5 Hz, 13 samples per wake-up", 10],
+            ["expect-file", dev + "sampling_frequency", "12.5"],
+            ["expect-file", dev + "buffer/watermark", "13"],
+            ["wait-err", "iio:device0: the device moves: reading it at 50\\.0 Hz, 5 samples per wake-up", 15],
+            ["wait-sock", LiveSensorTests.leftUp, 5],
+            ["wait-err", "iio:device0: the device is still: reading it at 12\\.5 Hz", 10],
+            ["disconnect"],
+            ["wait-err", "no client is connected: sampling stopped", 10],
+            ["expect-file", dev + "sampling_frequency", "100"],
+            ["expect-file", dev + "buffer/watermark", "1"],
+            ["connect", socket, 10],
+            ["wait-err", "iio:device0: the device is still: reading it at 12\\.5 Hz", 15],
+            ["expect-file", dev + "sampling_frequency", "12.5"],
+            ["stop"],
+            ["expect-file", dev + "sampling_frequency", "100"],
+            ["expect-file", dev + "buffer/watermark", "1"],
+        ], arguments: ["--serve", "--socket", socket, "--verbose"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.stderr.contains { $0.contains("rotationd: info: stopped") }, "\(r.transcript)")
+    }
+}
