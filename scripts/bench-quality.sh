@@ -24,16 +24,20 @@ trap 'rm -rf "$TMP"' EXIT
 report() {
     dir=$1
     out="$TMP/$(basename "$dir")"
-    mkdir -p "$out/accel" "$out/fused"
+    mkdir -p "$out/accel" "$out/fused" "$out/accel-full" "$out/fused-full"
     for f in "$dir"/*.csv; do
         n=$(basename "$f" .csv)
         "$BIN" --replay "$f" --no-gyro > "$out/accel/$n.jsonl"
         "$BIN" --replay "$f" > "$out/fused/$n.jsonl"
+        "$BIN" --replay "$f" --no-gyro --full-rate > "$out/accel-full/$n.jsonl"
+        "$BIN" --replay "$f" --full-rate > "$out/fused-full/$n.jsonl"
     done
     echo "rotationd $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?'), $(ls "$dir"/*.csv | wc -l) traces in $(basename "$(dirname "$dir")")/$(basename "$dir")"
     echo
     python3 "$SCORE" "$dir" --events-dir "$out/accel" --json > "$out/rotationd-accel.json"
     python3 "$SCORE" "$dir" --events-dir "$out/fused" --json > "$out/rotationd-fused.json"
+    python3 "$SCORE" "$dir" --events-dir "$out/accel-full" --json > "$out/rotationd-accel-full.json"
+    python3 "$SCORE" "$dir" --events-dir "$out/fused-full" --json > "$out/rotationd-fused-full.json"
     for p in isp-poll android rot8 chromeos; do
         python3 "$SCORE" "$dir" --peer "$p" --json > "$out/peer-$p.json"
     done
@@ -41,6 +45,7 @@ report() {
 import json, sys, os
 tmp = sys.argv[1]
 rows = [("rotationd (accel only)", "rotationd-accel"), ("rotationd (accel+gyro)", "rotationd-fused"),
+        ("  --full-rate, accel", "rotationd-accel-full"), ("  --full-rate, fused", "rotationd-fused-full"),
         ("iio-sensor-proxy poll", "peer-isp-poll"), ("android", "peer-android"), ("rot8", "peer-rot8"),
         ("chromeos", "peer-chromeos")]
 head = f"{'filter':<24}{'rotations':>10}{'missed':>8}{'spurious':>10}{'p50 ms':>8}{'p95 ms':>8}{'max ms':>8}{'accuracy %':>12}"
@@ -83,6 +88,8 @@ PY
 {
     for d in $TRACES; do report "$d"; done
     echo "Latency runs from the start of the hold after a move; negative means the change came during the move."
+    echo "The rotationd rows replay each trace as the live service reads it (slowly while the device is still);"
+    echo "the --full-rate rows feed every sample, for comparison."
 } > "$TMP/report.txt"
 cat "$TMP/report.txt"
 mkdir -p Docs
