@@ -67,8 +67,15 @@ parts = []
 for m in moves:
     hit = [t for t, r in changes if r == m["to"] and t >= m["start"]]
     parts.append("%d->%d %s" % (m["from"], m["to"], "%+.0f ms" % ((hit[0] - m["end"]) * 1000) if hit else "MISSED"))
-other = [(round(t, 2), r) for t, r in changes[1:] if not any(r == m["to"] and m["start"] <= t <= m["end"] + 2 for m in moves)]
-print("  turns, latency from the end of the move: %s; other changes: %s" % (", ".join(parts), other or "none"))
+segments = json.load(open(labels))["segments"]
+def expected(t):
+    for s in segments:
+        if s["start"] <= t < s["end"]:
+            return {s["from"], s["to"]} if s["kind"] == "move" else {s["expect"]}
+    return {segments[-1].get("expect")}
+# The first decision, and any change to a rotation the labels do not expect at its time, would be wrong.
+wrong = [(round(t, 2), r) for t, r in changes if r is not None and r not in expected(t % segments[-1]["end"])]
+print("  turns, latency from the end of the move: %s; changes to a wrong rotation: %d" % (", ".join(parts), len(wrong)))
 PY
     fi
     if grep -q '^rotationd: info: using' "$OUT/run.err"; then
