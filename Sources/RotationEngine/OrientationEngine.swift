@@ -7,7 +7,9 @@
 /// 1. Bad samples (a NaN, infinite or zero acceleration, a time that is not finite or runs backwards) are
 ///    dropped. A gap longer than `maxGap` restarts the filter.
 /// 2. Gravity is estimated by a low-pass filter, and the angular speed of its direction is measured.
-/// 3. While |a| is far from g (shaking, a bump, a swing) everything is frozen for `motionHoldoff`.
+/// 3. While |a| is far from the pose magnitude, what the part reads at rest in this pose (shaking, a bump),
+///    everything is frozen for `motionHoldoff`. No test compares a reading with 9.81 m/s², so a part with a
+///    missing or wrong scale gives the same decisions as a correct one; what 1 g reads is learned on the side.
 /// 4. The elevation of gravity out of the screen plane gives the flat flag (with hysteresis) and the tilt class.
 /// 5. While not flat, the in-plane direction of gravity proposes a quadrant, with hysteresis around the
 ///    diagonals. A new quadrant is published once it has been proposed for `dwellTime` and the device has
@@ -17,7 +19,8 @@
 /// accelerometer and the gyroscope's turn rate, and stage 3 is replaced by fading the accelerometer out of
 /// that estimate (`Docs/fusion.md`). A sample without a reading moves the fused estimate by the accelerometer
 /// correction only; without readings for `gyroTimeout` the engine falls back to stage 2 as written, whose
-/// estimate is kept current all along.
+/// estimate is kept current all along. A reading after such a gap (or after a slow pace while still) restarts
+/// the fused estimate from the accelerometer, reacquiring it with the motion hold when the device has moved.
 public struct OrientationEngine: Sendable {
     /// The thresholds in force.
     public let configuration: EngineConfiguration
