@@ -461,11 +461,14 @@ struct LiveSensorTests {
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
         let device = UmockdevRun.fixtures.appendingPathComponent("polled.umockdev").path
         let rotationd = UmockdevRun.binDir + "/rotationd"
-        // Without the fix, rotationd keeps sampling after head exits and the pipeline only ends at the timeout.
-        p.arguments = ["-c", "timeout 10 umockdev-run -d '\(device)' -- '\(rotationd)' --print 2>/dev/null | head -n 1 >/dev/null"]
-        let started = Date()
+        let status = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-print-\(UUID().uuidString).status")
+        defer { try? FileManager.default.removeItem(at: status) }
+        // rotationd's own exit status, kept beside the pipeline: a rotationd that kept sampling after head
+        // exited would only be ended by the timeout, whose status is 124.
+        p.arguments = ["-c", "{ timeout 60 umockdev-run -d '\(device)' -- '\(rotationd)' --print 2>/dev/null; echo $? > '\(status.path)'; } | head -n 1 >/dev/null"]
         try p.run()
         p.waitUntilExit()
-        #expect(Date().timeIntervalSince(started) < 5, "rotationd --print outlived its reader")
+        let exit = try String(contentsOf: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(exit == "1", "rotationd --print outlived its reader or failed otherwise: exit status \(exit)")
     }
 }
