@@ -15,8 +15,8 @@ struct SystemdIntegrationTests {
         let socket = dir.path("a.sock")
         let child = try ChildProcess("/usr/bin/systemd-socket-activate",
                                      ["-l", socket, PackagePaths.binary("rotationd"), "--replay", trace, "--serve"], in: dir, tag: "act")
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(10_000) }
+        // systemd-socket-activate binds and listens before it starts rotationd: a connection waits for it.
+        #expect(ServiceRun.waitUntilAccepting(socket, of: child), "\(child.stderr)")
         let c = try TestSocket(path: socket)
         let hello = try #require(c.readLine(timeout: 10).flatMap(JSONLine.object), "\(child.stderr)")
         #expect(hello["type"] as? String == "hello")
