@@ -320,6 +320,10 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
                 refuse(fd)
                 continue
             }
+            // Whatever was published before this client connected is taken in first, so that its greeting
+            // carries the latest state, not one a change has already replaced (a client connecting just
+            // after the service went idle would otherwise be told the rotation from before).
+            drainInbox()
             SocketServer.makeNonBlocking(fd)
             var size = limits.sendBuffer
             _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))

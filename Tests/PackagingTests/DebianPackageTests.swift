@@ -98,15 +98,18 @@ struct DebianPackageTests {
         let service = Process()
         service.executableURL = URL(fileURLWithPath: root.path("usr/bin/rotationd"))
         service.arguments = ["--replay", PackagePaths.source("data/demo-50hz.csv"), "--socket", socket, "--speed", "8"]
+        let log = root.path("rotationd.log")
+        FileManager.default.createFile(atPath: log, contents: nil)
         service.standardInput = FileHandle.nullDevice
         service.standardOutput = FileHandle.nullDevice
-        service.standardError = FileHandle.nullDevice
+        service.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         try service.run()
         defer { if service.isRunning { kill(service.processIdentifier, SIGKILL); service.waitUntilExit() } }
-        // Wait for the service's socket file.
+        // The socket file appears at bind(), before the service listens; it says when it serves.
+        func logged() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: socket) && service.isRunning && Date() < deadline { usleep(20_000) }
-        #expect(FileManager.default.fileExists(atPath: socket))
+        while !logged().contains("serving on") && service.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(logged().contains("serving on \(socket)"), "\(logged())")
         let watch = try Command.run(root.path("usr/bin/rotwatch"), ["--once", "--socket", socket])
         #expect(watch.status == 0, "rotwatch --once: \(watch.err)")
         let lines = watch.out.split(separator: "\n")

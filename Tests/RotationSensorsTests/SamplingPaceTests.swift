@@ -34,8 +34,9 @@ struct SamplingPaceTests {
             Issue.record("no sample of the new pose:\n\(r.transcript)")
             return
         }
-        let still = zip(times[..<moved].dropFirst(), times[..<moved]).map { $0 - $1 }.suffix(4)
-        #expect(still.count == 4 && still.allSatisfy { $0 >= 0.35 }, "gaps before the move: \(Array(still))")
+        // 2 s at the slow pace: at least three gaps of 0.4 s (a loaded machine can only make them longer).
+        let still = zip(times[..<moved].dropFirst(), times[..<moved]).map { $0 - $1 }.suffix(3)
+        #expect(still.count == 3 && still.allSatisfy { $0 >= 0.35 }, "gaps before the move: \(Array(still))")
         #expect(moved + 1 < times.count && times[moved + 1] - times[moved] < 0.1,
                 "the read after the first moved one came \(moved + 1 < times.count ? times[moved + 1] - times[moved] : -1) s later")
     }

@@ -33,7 +33,8 @@ struct ClientToolsTests {
         try SyntheticTraces.turns(to: trace, lead: 0.5, count: 1, hold: 0.5)
         let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), in: dir)
         #expect(run.waitUntilServing())
-        usleep(1_500_000) // the replay has ended: the state is final
+        // The replay has ended: the state is final.
+        #expect(run.child.waitForLog("replay finished", timeout: 20), "\(run.child.stderr)")
         let human = try Self.run(PackagePaths.binary("rotwatch"), ["--once", "--socket", run.socket], in: dir, tag: "h")
         #expect(human.status == 0)
         let lines = human.out.split(separator: "\n")
@@ -121,6 +122,14 @@ struct ClientToolsTests {
         service.stop()
     }
 
+    /// The trace times shown by rotwatch's human view, one per state line (the header and the states without a
+    /// rotation left out).
+    static func shownTimes(_ view: [String]) -> [Double] {
+        view.dropFirst().filter { !$0.contains("unknown") }.compactMap { line in
+            line.split(separator: " ", omittingEmptySubsequences: true).first.flatMap { Double($0) }
+        }
+    }
+
     @Test("rotwatch --json prints exactly the service's lines, and the human view one line per change")
     func streamingModes() throws {
         let dir = try ScratchDirectory()
@@ -128,24 +137,42 @@ struct ClientToolsTests {
         try SyntheticTraces.turns(to: trace, lead: 3, count: 6, hold: 0.4)
         let reference = try ServiceRun.referenceLines(trace: trace, in: dir)
         try #require(reference.count >= 5)
+        let last = try #require(reference.last)
+        let lastTime = try #require(JSONLine.object(last)?["t"] as? Double)
         let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), extra: ["--speed", "2"], in: dir)
         #expect(run.waitUntilServing())
         let json = try ChildProcess(PackagePaths.binary("rotwatch"), ["--json", "--socket", run.socket], in: dir, tag: "json")
         let human = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", run.socket], in: dir, tag: "human")
-        let last = "\"seq\":\(reference.count),"
-        #expect(json.waitForOutput(last, timeout: 20))
-        usleep(300_000)
+        // Each has printed the last change, a whole line of it.
+        #expect(json.waitUntil(timeout: 20) { json.stdout.contains(last + "\n") }, "\(json.stdout)")
+        let view = { human.stdout.split(separator: "\n").map(String.init) }
+        // (The human view shows trace times to the millisecond.)
+        func same(_ a: Double?, _ b: Double?) -> Bool { a != nil && b != nil && abs(a! - b!) < 0.0005 }
+        #expect(human.waitUntil(timeout: 20) { same(Self.shownTimes(view()).last, lastTime) && human.stdout.hasSuffix("\n") }, "\(human.stdout)")
+
+        // A client sees the state current when it connects and then every later change. When it connected
+        // depends on how soon the process started, so the stream is compared from there on: the state
+        // before the first decision (seq 0) can only come first, and what follows it is the tail of the
+        // service's own output, byte for byte, with at least the last few changes.
         let lines = json.stdout.split(separator: "\n").map(String.init)
         #expect(JSONLine.type(lines.first ?? "") == "hello")
-        let states = lines.dropFirst().filter { JSONLine.int($0, "seq") != 0 }
-        #expect(Array(states) == reference, "rotwatch --json relays the service's lines unchanged")
+        let states = Array(lines.dropFirst())
+        #expect(!states.dropFirst().contains { JSONLine.int($0, "seq") == 0 }, "seq 0 only as the state on connecting")
+        let relayed = states.filter { JSONLine.int($0, "seq") != 0 }
+        #expect(relayed.count >= 3, "rotwatch --json saw \(relayed.count) changes")
+        #expect(relayed == Array(reference.suffix(relayed.count)), "rotwatch --json relays the service's lines unchanged")
 
-        let view = human.stdout.split(separator: "\n").map(String.init)
-        #expect(view.first?.contains("rotationd 0.1.0") == true)
-        let orientations = reference.compactMap { JSONLine.object($0)?["orientation"] as? String }
-        let shown = view.dropFirst().filter { !$0.contains("unknown") }
-        #expect(shown.count == orientations.count)
-        for (line, name) in zip(shown, orientations) { #expect(line.contains(name), "\(line) should show \(name)") }
+        #expect(view().first?.contains("rotationd 0.1.0") == true)
+        let shown = view().dropFirst().filter { !$0.contains("unknown") }
+        let expected = reference.suffix(shown.count).compactMap(JSONLine.object)
+        #expect(shown.count >= 3, "the human view showed \(shown.count) changes")
+        let times = Self.shownTimes(view())
+        #expect(times.count == expected.count, "one line per change")
+        for (i, (line, state)) in zip(shown, expected).enumerated() {
+            let name = state["orientation"] as? String ?? "?"
+            #expect(line.contains(name), "\(line) should show \(name)")
+            #expect(same(times.indices.contains(i) ? times[i] : nil, state["t"] as? Double), "\(line) should show the time of \(state)")
+        }
         json.stop()
         human.stop()
         #expect(run.child.stop() == 0)
@@ -209,17 +236,33 @@ struct ClientToolsTests {
         let dir = try ScratchDirectory()
         let trace = dir.path("t.csv")
         try SyntheticTraces.turns(to: trace, lead: 1.5, count: 3, hold: 0.4)
+        let reference = try ServiceRun.referenceLines(trace: trace, in: dir)
+        try #require(reference.count >= 3)
         let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), in: dir)
         #expect(run.waitUntilServing())
         let script = PackagePaths.root.appendingPathComponent("Docs/examples/subscribe.py").path
         let r = try Self.run("/usr/bin/env", ["python3", script, "--count", "3"],
                              environment: ["ROTATIOND_SOCKET": run.socket], in: dir, tag: "py", timeout: 20)
         #expect(r.status == 0, "\(r.err)")
-        let lines = r.out.split(separator: "\n")
+        let lines = r.out.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
         #expect(lines.first?.contains("rotationd 0.1.0, sensor replay:") == true)
         #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("seq=") && $0.contains("front=") })
-        #expect(lines.last?.contains("orientation=bottom-up") == true || lines.last?.contains("orientation=left-up") == true)
+        // Three states in a row of the service's stream, starting from the one current when the script
+        // connected (which depends on how soon Python started): each as the replay printed it.
+        func field(_ name: String, _ line: String) -> String? {
+            line.split(separator: " ").first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
+        }
+        let seqs = lines.dropFirst().compactMap { field("seq", $0).flatMap { Int($0) } }
+        #expect(seqs.count == 3 && seqs == Array((seqs.first ?? 0)..<((seqs.first ?? 0) + 3)), "consecutive changes: \(seqs)")
+        for line in lines.dropFirst() {
+            guard let seq = field("seq", line).flatMap({ Int($0) }), seq > 0 else {
+                #expect(field("orientation", line) == "None", "before the first decision: \(line)")
+                continue
+            }
+            let state = try #require(reference.indices.contains(seq - 1) ? JSONLine.object(reference[seq - 1]) : nil, "\(line)")
+            #expect(field("orientation", line) == state["orientation"] as? String, "\(line) against \(reference[seq - 1])")
+        }
         #expect(run.child.stop() == 0)
         let none = try Self.run("/usr/bin/env", ["python3", script, "--socket", dir.path("none.sock")], in: dir, tag: "py2")
         #expect(none.status == 2 && none.err.contains("no rotation service"))

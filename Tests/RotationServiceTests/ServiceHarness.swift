@@ -102,7 +102,7 @@ final class ChildProcess {
 
     /// Sends `signal` and waits for exit.
     @discardableResult
-    func stop(_ signal: Int32 = SIGTERM, timeout: Double = 5) -> Int32? {
+    func stop(_ signal: Int32 = SIGTERM, timeout: Double = 10) -> Int32? {
         if process.isRunning { kill(process.processIdentifier, signal) }
         let status = wait(timeout: timeout)
         if status == nil { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
@@ -111,12 +111,22 @@ final class ChildProcess {
 
     /// Waits until stdout contains `text`.
     func waitForOutput(_ text: String, timeout: Double) -> Bool {
+        waitUntil(timeout: timeout) { stdout.contains(text) }
+    }
+
+    /// Waits until stderr, where the service logs, contains `text`.
+    func waitForLog(_ text: String, timeout: Double) -> Bool {
+        waitUntil(timeout: timeout) { stderr.contains(text) }
+    }
+
+    /// Checks `condition` every 20 ms until it holds (true) or `timeout` seconds pass (false).
+    func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if stdout.contains(text) { return true }
+        while true {
+            if condition() { return true }
+            if Date() >= deadline { return false }
             usleep(20_000)
         }
-        return false
     }
 
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
@@ -135,6 +145,12 @@ final class ServiceRun {
 
     /// Waits until a client can connect.
     func waitUntilServing(timeout: Double = 10) -> Bool {
+        ServiceRun.waitUntilAccepting(socket, of: child, timeout: timeout)
+    }
+
+    /// Waits until a connection to `socket` succeeds, that is until `child` listens there: the socket file
+    /// exists from bind() on, but a connection is refused until listen(). False when `child` exits first.
+    static func waitUntilAccepting(_ socket: String, of child: ChildProcess, timeout: Double = 10) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let s = try? TestSocket(path: socket) { s.close(); return true }

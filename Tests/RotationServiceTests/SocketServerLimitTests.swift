@@ -59,7 +59,12 @@ struct SocketServerLimitTests {
         #expect(!FileManager.default.fileExists(atPath: dir.path("s.sock")), "the socket file is gone")
         #expect((try? TestSocket(path: dir.path("s.sock"))) == nil, "nobody can connect any more")
         c.close()
-        usleep(200_000)
+        // Once the loop has dropped the client, and has stopped (close() joins its thread), any report of
+        // the leaving client would have been made.
+        let deadline = Date().addingTimeInterval(10)
+        while server.clientCount > 0 && Date() < deadline { usleep(10_000) }
+        #expect(server.clientCount == 0, "the loop noticed the client leave")
+        server.close()
         #expect(events.value == seen, "a client leaving after stopAccepting is not reported")
     }
 

@@ -15,8 +15,8 @@ struct SystemdIntegrationTests {
         let socket = dir.path("a.sock")
         let child = try ChildProcess("/usr/bin/systemd-socket-activate",
                                      ["-l", socket, PackagePaths.binary("rotationd"), "--replay", trace, "--serve"], in: dir, tag: "act")
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(10_000) }
+        // systemd-socket-activate binds and listens before it starts rotationd: a connection waits for it.
+        #expect(ServiceRun.waitUntilAccepting(socket, of: child), "\(child.stderr)")
         let c = try TestSocket(path: socket)
         let hello = try #require(c.readLine(timeout: 10).flatMap(JSONLine.object), "\(child.stderr)")
         #expect(hello["type"] as? String == "hello")
@@ -44,7 +44,8 @@ struct SystemdIntegrationTests {
         let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"),
                                  environment: ["NOTIFY_SOCKET": "@" + name, "WATCHDOG_USEC": "200000"], in: dir)
         var messages: [String] = []
-        let deadline = Date().addingTimeInterval(3)
+        // Every 0.1 s once serving: four of them come soon; the deadline is only for a service that never sends them.
+        let deadline = Date().addingTimeInterval(10)
         while Date() < deadline && messages.filter({ $0 == "WATCHDOG=1" }).count < 4 {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&p, 1, 100) > 0 else { continue }
@@ -114,14 +115,18 @@ struct SystemdIntegrationTests {
         #expect(missing.wait(timeout: 30) != 0 && missing.stderr.contains("build them first"), "\(missing.stderr)")
     }
 
-    /// Runs a Python client as uid/gid 65534 (with `groups` as supplementary groups) that asks for samples.
+    /// Runs a Python client as uid/gid 65534 (with `groups` as supplementary groups) that asks for samples and
+    /// prints the greeting and the answer (changes published before the answer are passed over).
     static func askForSamples(socket: String, groups: String?, in dir: ScratchDirectory, tag: String) throws -> String {
         let code = """
-        import socket
+        import json, socket
         s = socket.socket(socket.AF_UNIX); s.connect(\"\(socket)\"); f = s.makefile("rwb")
         print(f.readline().decode().strip()); f.readline()
         s.sendall(b'{"cmd":"subscribe","events":["state","samples"]}\\n')
-        print(f.readline().decode().strip())
+        line = f.readline().decode().strip()
+        while line and json.loads(line).get("type") == "state":
+            line = f.readline().decode().strip()
+        print(line)
         """
         var args = ["--reuid=65534", "--regid=65534"]
         args += groups.map { ["--groups=\($0)"] } ?? ["--clear-groups"]
