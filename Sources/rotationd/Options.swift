@@ -50,9 +50,11 @@ struct Options {
       --set NAME=VALUE      set one filter threshold by name (repeatable); see Docs/algorithm.md
                             for the names, their meaning and defaults
       --list                list every accelerometer and gyroscope found, with calibration and capture
-                            mode, and every camera, with where its facing and mount come from
+                            mode, and every camera, with where its facing and mount come from; the
+                            display accelerometer is read for up to 3 s to tell what 1 g reads on it
       --print               read the live sensor and print the JSON lines published, one per change
-      --record FILE.csv     read the live sensor and write its calibrated samples as a trace
+      --record FILE.csv     read the live sensor and write its calibrated samples as a trace (always
+                            at the full rate)
       --rate HZ             live sample rate while the device moves (default 50)
       --full-rate           read every sample at the full rate, also while the device is still; with
                             --replay, feed every sample of the trace (by default the samples a live
