@@ -17,7 +17,7 @@ public final class LineConnection: @unchecked Sendable {
         addr.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-            Glibc.close(fd)
+            close()
             throw ClientError(path: path, reason: "path too long for a Unix socket")
         }
         withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
@@ -26,7 +26,9 @@ public final class LineConnection: @unchecked Sendable {
         }
         if rc != 0 {
             let e = errno
-            Glibc.close(fd)
+            // deinit runs after a throw from here on: close() marks the descriptor closed, so its number,
+            // which the host program may reuse at once, is never closed a second time.
+            close()
             let reason = e == ENOENT ? "no such socket" : e == ECONNREFUSED ? "connection refused" : String(cString: strerror(e))
             throw ClientError(path: path, reason: reason)
         }

@@ -25,7 +25,10 @@ final class TestSocket {
         }
         if rc != 0 {
             let e = errno
-            Glibc.close(fd)
+            // The class is fully initialised here, so deinit runs after the throw: closing through close()
+            // marks the descriptor closed, and deinit must not close its number again (by then another
+            // socket of this process may have it).
+            close()
             throw Failure(description: "connect \(path): \(String(cString: strerror(e)))")
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
