@@ -14,39 +14,23 @@ import Testing
 /// scale at all): iio-sensor-proxy decides by direction alone, and so must rotationd.
 @Suite("iio-sensor-proxy's accelerometer cases, against rotationd's socket", .serialized)
 struct IIOSensorProxyCaseTests {
-    static let normal = "\"rotation\":0,"
-    static let leftUp = "\"rotation\":90,"
-    static let rightUp = "\"rotation\":270,"
-
-    static func socketPath(_ name: String) -> String {
-        "/tmp/rotationd-isp-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-    }
-
-    /// The rotations published on connection `n`, repeats collapsed.
-    static func rotations(_ r: UmockdevRun.Result, _ n: Int = 1) -> [Int] {
-        var out: [Int] = []
-        for m in r.socket(n) {
-            if let rot = m["rotation"] as? Int, out.last != rot { out.append(rot) }
-        }
-        return out
-    }
 
     /// Upstream `test_iio_poll_accel`.
     @Test("a polled part with raw y -25.6 and scale 10 is normal, then with raw x -25.6 right-up")
     func pollAccel() throws {
-        let socket = Self.socketPath("poll")
+        let socket = UmockdevRun.socketPath("isp-poll")
         let r = try UmockdevRun.run(devices: ["isp-poll-accel.umockdev"], steps: [
             ["start"],
             ["connect", socket, 5],
             ["wait-sock", "\"sensor\":\"ok\"", 5],
             ["expect-file", "sys/bus/iio/devices/iio:device0/sampling_frequency", "50"],
-            ["wait-sock", Self.normal, 5],
+            ["wait-sock", LiveSensorTests.normal, 5],
             ["set", "iio:device0", ["in_accel_x_raw": "-25.6", "in_accel_y_raw": "0"]],
-            ["wait-sock", Self.rightUp, 5],
+            ["wait-sock", LiveSensorTests.rightUp, 5],
             ["alive"],
         ], arguments: ["--serve", "--socket", socket])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
-        #expect(Self.rotations(r) == [0, 270], "\(r.transcript)")
+        #expect(r.socketRotations() == [0, 270], "\(r.transcript)")
         #expect(r.socket(1).first?["sensor"] as? String == "iio:device0 (IIO Test Accelerometer)", "\(r.transcript)")
         // A fractional raw value is a number, not garbage.
         #expect(!r.stderr.contains { $0.contains("sample skipped") }, "\(r.transcript)")
@@ -55,7 +39,7 @@ struct IIOSensorProxyCaseTests {
     /// Upstream `test_iio_accel_base_location`.
     @Test("an accelerometer labelled accel-base alone publishes no rotation and no display sensor")
     func baseOnlyAccel() throws {
-        let socket = Self.socketPath("base")
+        let socket = UmockdevRun.socketPath("isp-base")
         let r = try UmockdevRun.run(devices: ["isp-poll-accel-base.umockdev"], steps: [
             ["start"],
             ["connect", socket, 5],
@@ -78,7 +62,7 @@ struct IIOSensorProxyCaseTests {
     /// Upstream `test_iio_buffer_accel`. Its scans come from binary files whose counts are not restated here.
     @Test("a buffered part with le:s16/32>>0 scans, a timestamp, trigger accel_3d-dev0 and no scale: normal, left-up, normal")
     func bufferAccel() throws {
-        let socket = Self.socketPath("buffer")
+        let socket = UmockdevRun.socketPath("isp-buffer")
         let node = "/dev/iio:device0"
         let dev = "sys/bus/iio/devices/iio:device0/"
         // x, y, z in the low 16 bits of 32 (the high half zero, so a reader that ignored the 16 valid bits would
@@ -95,15 +79,15 @@ struct IIOSensorProxyCaseTests {
             ["expect-file", dev + "scan_elements/in_accel_z_en", "1"],
             ["expect-file", dev + "scan_elements/in_timestamp_en", "1"],
             ["expect-file", dev + "trigger/current_trigger", "accel_3d-dev0"],
-            ["wait-sock", Self.normal, 5],
+            ["wait-sock", LiveSensorTests.normal, 5],
             ["feed", node, scan, [256, 0, 0], 50],
-            ["wait-sock", Self.leftUp, 5],
+            ["wait-sock", LiveSensorTests.leftUp, 5],
             ["feed", node, scan, [0, -256, 0], 50],
-            ["wait-sock", Self.normal, 5],
+            ["wait-sock", LiveSensorTests.normal, 5],
             ["alive"],
         ], arguments: ["--serve", "--socket", socket])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
-        #expect(Self.rotations(r) == [0, 90, 0], "\(r.transcript)")
+        #expect(r.socketRotations() == [0, 90, 0], "\(r.transcript)")
         #expect(r.stderr.contains { $0.contains("using iio:device0 (IIO Test Accelerometer) as the display accelerometer, buffered") },
                 "\(r.transcript)")
         #expect(!r.stderr.contains { $0.contains("polling in_accel") }, "fell back to polling:\n\(r.transcript)")
@@ -119,18 +103,18 @@ struct IIOSensorProxyCaseTests {
         defer { locale.remove() }
         // The locale really is in effect for a child started this way: its C library writes 0,5 for 0.5.
         #expect(locale.decimalPointInChild() == ",", "fr_FR.UTF-8 is not loaded by a child process")
-        let socket = Self.socketPath("locale")
+        let socket = UmockdevRun.socketPath("isp-locale")
         let r = try UmockdevRun.run(devices: ["isp-poll-accel-micro.umockdev"], steps: [
             ["set", "iio:device0", ["in_accel_scale": scale]],
             ["start"],
             ["connect", socket, 5],
-            ["wait-sock", Self.normal, 5],
+            ["wait-sock", LiveSensorTests.normal, 5],
             ["set", "iio:device0", ["in_accel_x_raw": "-256000000", "in_accel_y_raw": "0"]],
-            ["wait-sock", Self.rightUp, 5],
+            ["wait-sock", LiveSensorTests.rightUp, 5],
             ["alive"],
         ], arguments: ["--serve", "--socket", socket], environment: locale.environment)
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
-        #expect(Self.rotations(r) == [0, 270], "\(r.transcript)")
+        #expect(r.socketRotations() == [0, 270], "\(r.transcript)")
         // The scale as rotationd read it, not 0 nor 1 (what a strtod following the locale would make of it).
         let value = try #require(Double(scale))
         let list = try UmockdevRun.run(devices: ["isp-poll-accel-micro.umockdev"], steps: [

@@ -8,31 +8,16 @@ import Testing
 @Suite("Permission denied, with rotationd running as nobody", .serialized, .enabled(if: geteuid() == 0, "needs root to start rotationd as nobody"))
 struct PermissionTests {
     static let user = "nobody:nogroup"
-    static let normal = "\"rotation\":0,"
-    static let rightUp = "\"rotation\":270,"
     static let fix = "(run rotationd as root, as its systemd service does)"
-
-    static func socketPath(_ name: String) -> String {
-        "/tmp/rotationd-perm-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-    }
-
-    /// The `sensor` status of each state on connection `n`, repeats collapsed.
-    static func statuses(_ r: UmockdevRun.Result, _ n: Int = 1) -> [String] {
-        var out: [String] = []
-        for m in r.socket(n) where m["type"] as? String == "state" {
-            if let s = m["sensor"] as? String, out.last != s { out.append(s) }
-        }
-        return out
-    }
 
     @Test("a raw attribute that becomes unreadable: one error naming the file and the fix, the client stays connected and sees the sensor lost, and the rotation follows the device again once the file is readable")
     func unreadableRawAttribute() throws {
-        let socket = Self.socketPath("raw")
+        let socket = UmockdevRun.socketPath("perm-raw")
         let raw = "sys/bus/iio/devices/iio:device0/in_accel_x_raw"
         let r = try UmockdevRun.run(devices: ["polled.umockdev"], steps: [
             ["start"],
             ["connect", socket, 5],
-            ["wait-sock", Self.normal, 5],
+            ["wait-sock", LiveSensorTests.normal, 5],
             ["chmod", raw, "000"],
             ["wait-sock", "\"sensor\":\"lost\"", 5],
             ["wait-err", "in_accel_x_raw: Permission denied", 5],
@@ -43,12 +28,12 @@ struct PermissionTests {
             ["alive"],
             ["chmod", raw, "644"],
             ["wait-sock", "\"sensor\":\"ok\"", 5],
-            ["wait-sock", Self.rightUp, 5],
+            ["wait-sock", LiveSensorTests.rightUp, 5],
             ["alive"],
         ], arguments: ["--serve", "--socket", socket], user: Self.user)
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // One connection throughout: idle, ok, lost while unreadable, ok again.
-        #expect(Self.statuses(r) == ["idle", "ok", "lost", "ok"], "\(r.transcript)")
+        #expect(r.socketStatuses() == ["idle", "ok", "lost", "ok"], "\(r.transcript)")
         let states = r.socket(1).filter { $0["type"] as? String == "state" }
         let lost = try #require(states.firstIndex { $0["sensor"] as? String == "lost" }, "\(r.transcript)")
         let back = try #require(states.lastIndex { $0["sensor"] as? String == "ok" && $0["rotation"] as? Int == 0 }, "\(r.transcript)")
@@ -66,7 +51,7 @@ struct PermissionTests {
 
     @Test("an unwritable buffer/enable: one error naming that file and the fix, the rotation is polled meanwhile, and the next sampling reads the buffer once the file is writable")
     func unwritableBufferEnable() throws {
-        let socket = Self.socketPath("buffer")
+        let socket = UmockdevRun.socketPath("perm-buffer")
         let dev = "sys/bus/iio/devices/iio:device0/"
         let node = "/dev/iio:device0"
         let r = try UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
@@ -79,7 +64,7 @@ struct PermissionTests {
             ["start"],
             ["connect", socket, 5],
             ["wait-err", "cannot write /sys/bus/iio/devices/iio:device0/buffer/enable: Permission denied", 5],
-            ["wait-sock", Self.normal, 5],
+            ["wait-sock", LiveSensorTests.normal, 5],
             ["alive"],
             ["chmod", dev + "buffer/enable", "644"],
             ["disconnect"],
@@ -87,15 +72,15 @@ struct PermissionTests {
             // Now only the buffer says right edge up; the raw attributes still say upright.
             ["feed", node, "<hhhxxq", [8, 521, -67], 50],
             ["connect", socket, 5],
-            ["wait-sock", Self.rightUp, 5],
+            ["wait-sock", LiveSensorTests.rightUp, 5],
             ["expect-file", dev + "buffer/enable", "1"],
             ["alive"],
         ], arguments: ["--serve", "--socket", socket, "--verbose"], user: Self.user)
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // Polling served the first client without a gap: the sensor never went lost. The second connected once
         // sampling had stopped, so it is greeted with the idle state, never with the first one's ok.
-        #expect(Self.statuses(r, 1) == ["idle", "ok"], "\(r.transcript)")
-        #expect(Self.statuses(r, 2) == ["idle", "ok"], "\(r.transcript)")
+        #expect(r.socketStatuses(1) == ["idle", "ok"], "\(r.transcript)")
+        #expect(r.socketStatuses(2) == ["idle", "ok"], "\(r.transcript)")
         let denied = r.stderr.filter { $0.contains("Permission denied") }
         #expect(denied == ["rotationd: error: cannot write /sys/bus/iio/devices/iio:device0/buffer/enable: Permission denied \(Self.fix); polling /sys/bus/iio/devices/iio:device0/in_accel_*_raw at 50.0 Hz instead of reading the buffer"],
                 "\(r.transcript)")

@@ -45,11 +45,34 @@ struct UmockdevRun {
             }
         }
 
+        /// The rotations published on the `n`th socket connection, repeats collapsed.
+        func socketRotations(_ n: Int = 1) -> [Int] {
+            var out: [Int] = []
+            for m in socket(n) {
+                if let rot = m["rotation"] as? Int, out.last != rot { out.append(rot) }
+            }
+            return out
+        }
+
+        /// The `sensor` status of each state on the `n`th socket connection, repeats collapsed.
+        func socketStatuses(_ n: Int = 1) -> [String] {
+            var out: [String] = []
+            for m in socket(n) where m["type"] as? String == "state" {
+                if let s = m["sensor"] as? String, out.last != s { out.append(s) }
+            }
+            return out
+        }
+
         /// The driver's failure line, if a step failed.
         var failure: String? { stderr.first { $0.hasPrefix("driver:") } }
 
         /// Everything, for test failure messages.
         var transcript: String { (stdout + stderr).joined(separator: "\n") }
+    }
+
+    /// A fresh socket path under /tmp, short enough for a Unix socket, named after `name`.
+    static func socketPath(_ name: String) -> String {
+        "/tmp/rotationd-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
     }
 
     /// Runs `rotationd ARGS` with the given devices and steps (see the driver's usage text).
