@@ -105,8 +105,7 @@ public struct OrientationEngine: Sendable {
                         reacquiring = true
                         reacquireUntil = t + c.reacquireTime
                         // Turned across the gap faster than the settle rate, on average: it counts as turning now.
-                        let turned = Angles.atan2Degrees(-before.y * after.x - before.x * -after.y,
-                                                         -before.y * -after.y + before.x * after.x)
+                        let turned = TurnRateMeter.turn(from: before, to: after)
                         if abs(turned) >= c.fusedSettleRate * (t - lastGyroTime) { meter.noteUnobserved(until: t) }
                     }
                 }

@@ -36,12 +36,6 @@ public final class EngineRunner: @unchecked Sendable {
     /// How many changes have been published.
     public var changes: Int { inner.withLock { $0.seq } }
 
-    /// How fast the input should be read from now on; always `.full` without a policy.
-    public var pace: SamplingPolicy.Pace { inner.withLock { $0.policy?.pace ?? .full } }
-
-    /// Seconds from one read to the next at the current pace; 0 means every sample.
-    public var readInterval: Double { inner.withLock { $0.policy?.interval ?? 0 } }
-
     /// What 1 g reads on the part, as the engine learned it.
     public var learnedGravity: LearnedGravity { inner.withLock { $0.engine.learnedGravity } }
 
@@ -49,14 +43,20 @@ public final class EngineRunner: @unchecked Sendable {
     public var configuration: EngineConfiguration { inner.withLock { $0.engine.configuration } }
 
     /// Feeds one sample; publishes the new state when the engine's decision changed.
-    public func feed(_ sample: Sample) {
+    ///
+    /// - Returns: the seconds from this read to the next at the pace the sampling policy now asks for; 0 means
+    ///   every sample (always, without a policy).
+    @discardableResult
+    public func feed(_ sample: Sample) -> Double {
         inner.withLock { s in
             if publisher.wantsSamples { publisher.publish(sample: sample) }
             let change = s.engine.process(sample)
             s.policy?.update(sample, engineQuiet: s.engine.isQuiet)
-            guard let state = change else { return }
-            publish(&s, StateEvent(seq: s.seq + 1, time: sample.time, state: state, cameras: s.current.cameras,
-                                   sensor: s.current.sensor))
+            if let state = change {
+                publish(&s, StateEvent(seq: s.seq + 1, time: sample.time, state: state, cameras: s.current.cameras,
+                                       sensor: s.current.sensor))
+            }
+            return s.policy?.interval ?? 0
         }
     }
 

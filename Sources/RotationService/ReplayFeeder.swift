@@ -27,8 +27,8 @@ public final class ReplayFeeder: InputFeed, @unchecked Sendable {
 
     /// Plays the whole trace on the calling thread; returns early when `stop()` is called from elsewhere.
     ///
-    /// When the runner has a sampling policy, the samples a live capture would not have read are skipped:
-    /// at the slow pace one sample every `readInterval` seconds of the trace's own time, the first one at or
+    /// When the runner has a sampling policy, the samples a live capture would not have read are skipped: at
+    /// the slow pace, one sample per interval that `feed` returns, in the trace's own time; the first one at or
     /// after each read is due (within half a sample period, as a poller's reads fall between a trace's samples).
     public func run(_ runner: EngineRunner) {
         let start = MonotonicTime.now()
@@ -51,8 +51,7 @@ public final class ReplayFeeder: InputFeed, @unchecked Sendable {
             } else if stopping.load(ordering: .relaxed) {
                 return
             }
-            runner.feed(s)
-            let interval = runner.readInterval
+            let interval = runner.feed(s)
             if interval <= 0 {
                 due = -.infinity
             } else {

@@ -57,8 +57,7 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         let source = self.source, onDevice = self.onDevice
         let scale = self.scaleCheck
         source.start(onSample: { sample in
-                         runner.feed(sample)
-                         source.setReadInterval(runner.readInterval)
+                         source.setReadInterval(runner.feed(sample))
                          scale.check(source: source, runner: runner)
                      },
                      onStatus: { status, time in

@@ -26,15 +26,23 @@ struct TurnRateMeter: Sendable {
         lastFastTime = max(lastFastTime, time)
     }
 
+    /// The clockwise angle in degrees from one in-plane direction to another, each given by the unnormalised
+    /// (cos, sin) of its clockwise angle from upright.
+    static func turn(fromCos c0: Double, sin s0: Double, toCos c1: Double, sin s1: Double) -> Double {
+        Angles.atan2Degrees(c0 * s1 - s0 * c1, c0 * c1 + s0 * s1)
+    }
+
+    /// The clockwise angle in degrees by which the in-plane direction of gravity turns from `a` to `b`.
+    static func turn(from a: Vector3, to b: Vector3) -> Double {
+        turn(fromCos: -a.y, sin: a.x, toCos: -b.y, sin: b.x)
+    }
+
     /// Records the in-plane gravity components at `time`, `dt` seconds after the previous reading.
     ///
     /// `cosA` and `sinA` are the in-plane components, unnormalised, of the clockwise angle from upright.
     mutating func update(cosA: Double, sinA: Double, time: Double, dt: Double, timeConstant: Double, limit: Double) {
         if primed, dt > 0 {
-            // Angle from the previous in-plane direction to this one, clockwise positive.
-            let cross = lastX * sinA - lastY * cosA
-            let dot = lastX * cosA + lastY * sinA
-            let step = Angles.atan2Degrees(cross, dot)
+            let step = TurnRateMeter.turn(fromCos: lastX, sin: lastY, toCos: cosA, sin: sinA)
             rate += (step / dt - rate) * (dt / (timeConstant + dt))
         } else if !primed {
             // Nothing is known about motion before the first reading: count it as turning.
