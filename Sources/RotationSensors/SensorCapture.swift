@@ -5,9 +5,13 @@ import RotationEngine
 /// One capture from an opened accelerometer (and gyroscope) until it stops, fails or the device goes away.
 ///
 /// Runs on the `SensorSource` thread and owns nothing beyond that run: the context belongs to the session.
+///
+/// Everything written to a device is written while its buffer is disabled, in the order the kernel accepts:
+/// the sampling frequency (and a rate the driver requires to match it), the trigger, then libiio's buffer
+/// length, watermark, scan elements and enable. All of it is put back when the capture ends (`PartSettings`).
 final class SensorCapture {
     /// How a capture (or a discovery) ended.
-    enum Outcome {
+    enum Outcome: Error {
         /// `stop()` was called.
         case stopped
         /// No usable sensor; the message says what was looked for.
@@ -18,17 +22,23 @@ final class SensorCapture {
         case fallBack
     }
 
+    /// A gyroscope whose raw reads take longer than this share of a sample period is not polled: its reads
+    /// would hold back the accelerometer's.
+    static let slowReadShare = 0.25
+
     private let source: SensorSource
     private let ctx: IIOContext
     private let dev: OpaquePointer
     private let accel: SensorDescription
-    private let gyro: SensorDescription?
+    private let accelFiles: DeviceFiles
+    private var gyro: SensorDescription?
     private let gyroDev: OpaquePointer?
+    private let gyroFiles: DeviceFiles?
     private let accelChannels: [OpaquePointer]
     private let gyroChannels: [OpaquePointer]
-    private let gyroInScan: Bool
     private let accelPaths: [String]
     private let gyroPaths: [String]
+    private let settings = PartSettings()
     private var lastTime = -Double.infinity
 
     init(source: SensorSource, context: IIOContext, device: OpaquePointer, accelerometer: SensorDescription,
@@ -37,8 +47,10 @@ final class SensorCapture {
         self.ctx = context
         self.dev = device
         self.accel = accelerometer
+        self.accelFiles = DeviceFiles(id: accelerometer.id)
         self.gyro = gyroscopeDevice == nil ? nil : gyroscope
         self.gyroDev = gyroscopeDevice
+        self.gyroFiles = gyroscope.flatMap { g in g.id == accelerometer.id ? nil : DeviceFiles(id: g.id) }
         let accelChannels = ["x", "y", "z"].compactMap { IIOContext.inputChannel(device, "accel_\($0)") }
         var gyroChannels: [OpaquePointer] = []
         if let gd = gyroscopeDevice {
@@ -48,63 +60,40 @@ final class SensorCapture {
         self.gyroChannels = gyroChannels
         accelPaths = SensorCapture.rawPaths(accelerometer.id, "accel", accelChannels)
         gyroPaths = gyroscope.map { SensorCapture.rawPaths($0.id, "anglvel", gyroChannels) } ?? []
-        gyroInScan = gyroscope?.id == accelerometer.id && gyroChannels.allSatisfy { iio_channel_is_scan_element($0) }
     }
 
     private var rate: Double { source.configuration.rate }
+    private var gyroOnAccelDevice: Bool { gyro?.id == accel.id }
 
     func run() -> Outcome {
-        // Whatever the capture changes on the device, it puts back as it found it when it ends, however it ends:
-        // a part must never be left at a rate or batch size nobody asked it for.
-        var saved = [savedFrequency(accel, dev, accelChannels)]
-        if let gyro, let gyroDev, gyro.id != accel.id { saved.append(savedFrequency(gyro, gyroDev, gyroChannels)) }
-        if accel.capture == .buffered, case .success(let text) = IIOContext.readBuffer(dev, "watermark") {
-            let dev = self.dev
-            let value = String(text.trimmedSysfs)
-            saved.append { _ = IIOContext.writeBuffer(dev, "watermark", value) }
-        }
-        defer { for restore in saved { restore() } }
-        if let plan = accel.frequency { setFrequency(accel, dev, accelChannels, plan.chosen) }
-        if let gyro, let gyroDev, gyro.id != accel.id, let plan = gyro.frequency {
-            setFrequency(gyro, gyroDev, gyroChannels, plan.chosen)
-        }
+        defer { settings.restore() }
+        setFrequencies(accel.frequency?.chosen ?? rate)
         if accel.capture == .buffered {
-            let outcome = runBuffered()
-            if case .fallBack = outcome {} else { return outcome }
+            if accelFiles.read("buffer/enable") == "1" {
+                SensorLog.once(.warning, "\(accel.id): its buffer is already enabled (\(accelFiles.path("buffer/enable")) reads 1), so another program is capturing from it (is iio-sensor-proxy running?); polling in_accel_*_raw at \(rate) Hz instead")
+            } else {
+                let outcome = runBuffered()
+                if case .fallBack = outcome {} else { return outcome }
+            }
+        } else if let reason = accel.pollingReason {
+            SensorLog.once(.info, "\(accel.id): polling in_accel_*_raw at \(rate) Hz: \(reason)")
         }
         return runPolled()
     }
 
-    /// Reads the sensor's sampling frequency as the capture finds it; returns what writes it back.
-    private func savedFrequency(_ sensor: SensorDescription, _ dev: OpaquePointer, _ channels: [OpaquePointer]) -> () -> Void {
-        guard let plan = sensor.frequency else { return {} }
-        let device = plan.attribute == "sampling_frequency"
-        let read = device ? IIOContext.readDevice(dev, "sampling_frequency") : IIOContext.readChannel(channels[0], "sampling_frequency")
-        guard case .success(let text) = read else { return {} }
-        let value = String(text.trimmedSysfs)
-        let channel = channels[0]
-        return {
-            _ = device ? IIOContext.writeDevice(dev, "sampling_frequency", value)
-                : IIOContext.writeChannel(channel, "sampling_frequency", value)
+    /// Sets the accelerometer's sampling frequency (and a rate its driver requires to match) and the separate
+    /// gyroscope's to the choices nearest `hz` from above.
+    private func setFrequencies(_ hz: Double) {
+        if let plan = accel.frequency {
+            let text = FrequencyPlan.text(plan.value(atLeast: hz))
+            for file in [plan.attribute] + plan.linked {
+                settings.write(dev, accel.id, file, text, purpose: "keeping the driver's sampling frequency")
+            }
         }
-    }
-
-    /// Writes `hz` to the sensor's sampling frequency attribute; a refusal is logged once and the driver's
-    /// frequency kept.
-    @discardableResult
-    private func setFrequency(_ sensor: SensorDescription, _ dev: OpaquePointer, _ channels: [OpaquePointer], _ hz: Double) -> Bool {
-        guard let plan = sensor.frequency else { return false }
-        let value = hz == hz.rounded() ? String(Int(hz)) : String(hz)
-        let failure = plan.attribute == "sampling_frequency"
-            ? IIOContext.writeDevice(dev, "sampling_frequency", value)
-            : IIOContext.writeChannel(channels[0], "sampling_frequency", value)
-        if let failure {
-            let err = SystemError(operation: "write \(value) to", path: SensorError.sysfsPath(sensor.id, plan.attribute),
-                                  errno: failure.code, fix: SensorError.sysfsFix(failure.code))
-            SensorLog.once(.warning, "\(err); keeping the driver's sampling frequency")
-            return false
+        if let gyro, let gyroDev, !gyroOnAccelDevice, let plan = gyro.frequency {
+            settings.write(gyroDev, gyro.id, plan.attribute, FrequencyPlan.text(plan.value(atLeast: hz)),
+                           purpose: "keeping the driver's sampling frequency")
         }
-        return true
     }
 
     // MARK: Polled
@@ -125,8 +114,14 @@ final class SensorCapture {
                 d = n
             case .failure(.system(let e)):
                 if !IIOContext.isPresent(sensor.id) { return .failed(.gone(device: sensor.id)) }
-                let err = SystemError(operation: "read", path: path, errno: e, fix: SensorError.sysfsFix(e))
-                if e == EACCES || e == EPERM { return .failed(.io(err)) }
+                if e == EACCES || e == EPERM {
+                    return .failed(.io(SystemError(operation: "read", path: path, errno: e, fix: SensorError.sysfsFix(e))))
+                }
+                if e == EBUSY {
+                    return .failed(.io(SystemError(operation: "read", path: path, errno: e,
+                                                   fix: "the device's buffer is running, so another program is capturing from it (is iio-sensor-proxy running?); stop that program")))
+                }
+                let err = SystemError(operation: "read", path: path, errno: e, fix: nil)
                 SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
                 return .skipped
             case .failure(.garbage(let text)):
@@ -150,14 +145,32 @@ final class SensorCapture {
         }
     }
 
-    /// The separate gyroscope's current reading, or nil.
+    /// The gyroscope's current reading, or nil.
     private func polledGyro() -> Vector3? {
         guard let gyro, !gyroChannels.isEmpty else { return nil }
         if case .value(let raw) = readRaw(gyro, gyroPaths) { return gyro.calibration.apply(raw: raw) }
         return nil
     }
 
+    /// Times one raw read of the gyroscope; a gyroscope that takes more than `slowReadShare` of a sample period
+    /// is dropped (logged once): rotations are then decided from the accelerometer alone, at its full rate.
+    ///
+    /// Some drivers power the part up for each raw read and wait for it to settle (st_lsm6dsx sleeps three to
+    /// four sample periods, st_accel two per axis) or ask a sensor hub (hid-sensor); read through a buffer,
+    /// the same parts cost nothing per sample.
+    private func keepPolledGyroIfFast() {
+        guard let gyro, !gyroChannels.isEmpty else { return }
+        let begin = MonotonicClock.now()
+        _ = readRaw(gyro, gyroPaths)
+        let took = MonotonicClock.now() - begin
+        let period = 1 / rate
+        guard took > SensorCapture.slowReadShare * period else { return }
+        SensorLog.once(.warning, "\(gyro.id) (\(gyro.name)): one read of in_anglvel_*_raw takes \(Int((took * 1000).rounded())) ms, \(ScaleDiagnosis.format(took / period)) sample periods at \(FrequencyPlan.text(rate)) Hz, and the driver offers no buffer to read it through; rotations are decided from the accelerometer alone, which only makes some turns slower to report")
+        self.gyro = nil
+    }
+
     private func runPolled() -> Outcome {
+        keepPolledGyroIfFast()
         let full = 1 / rate
         var next = MonotonicClock.now()
         var slow = false
@@ -192,128 +205,258 @@ final class SensorCapture {
 
     // MARK: Buffered
 
-    private func runBuffered() -> Outcome {
-        let id = accel.id
-        for ch in IIOContext.channels(of: dev) where iio_channel_is_scan_element(ch) { iio_channel_disable(ch) }
-        var scanChannels = accelChannels
-        if gyroInScan { scanChannels += gyroChannels }
-        for ch in scanChannels { iio_channel_enable(ch) }
-        let timestamp = accel.hasTimestamp ? IIOContext.inputChannel(dev, "timestamp") : nil
-        if let timestamp { iio_channel_enable(timestamp) }
+    /// A sampling frequency and the scans per wake-up.
+    private struct Pace: Equatable {
+        var hz: Double
+        var batch: Int
+    }
 
-        if let name = accel.trigger,
-           let trig = ctx.devices.first(where: { iio_device_is_trigger($0) && IIOContext.name(of: $0) == name }) {
-            let rc = iio_device_set_trigger(dev, trig)
-            if rc < 0 {
-                let err = SystemError(operation: "set trigger \(name) in", path: SensorError.sysfsPath(id, "trigger/current_trigger"),
-                                      errno: Int32(-rc), fix: SensorError.sysfsFix(Int32(-rc)))
-                SensorLog.once(.warning, "\(err); capturing without it")
-            }
+    /// The pace for the policy's current read interval: at the full rate, the configured frequency and about ten
+    /// wake-ups a second; while still, the lowest frequency the part offers at or above the policy's read rate,
+    /// batched to wake about once every `stillWakeInterval`.
+    private func pace() -> Pace {
+        let full = accel.frequency?.chosen ?? rate
+        let interval = source.readInterval
+        var hz = full, wake = 0.1
+        if interval > 0 {
+            hz = min(full, accel.frequency?.value(atLeast: 1 / interval) ?? full)
+            wake = source.configuration.stillWakeInterval
+        }
+        var batch = max(1, Int((hz * wake).rounded(.down)))
+        for limit in [accel.batchLimit, gyroFiles == nil ? nil : gyro?.batchLimit] {
+            if let limit { batch = min(batch, limit) }
+        }
+        return Pace(hz: hz, batch: batch)
+    }
+
+    /// Attaches `trigger` to `device` unless it is attached already; false when the driver refused it.
+    private func attach(_ trigger: String?, to device: OpaquePointer, _ id: String, files: DeviceFiles) -> Bool {
+        guard let trigger, files.read("trigger/current_trigger") != trigger else { return true }
+        return settings.write(device, id, "trigger/current_trigger", trigger,
+                              purpose: "so its buffer cannot run; polling instead")
+    }
+
+    private func runBuffered() -> Outcome {
+        guard attach(accel.trigger, to: dev, accel.id, files: accelFiles) else { return .fallBack }
+        // A separate gyroscope is read through its own buffer when it has one that can run; otherwise polled,
+        // where its raw reads are fast enough.
+        var gyroBuffered = false
+        if let gyro, let gyroDev, let files = gyroFiles {
+            gyroBuffered = gyro.capture == .buffered && files.read("buffer/enable") != "1"
+                && attach(gyro.trigger, to: gyroDev, gyro.id, files: files)
+            if !gyroBuffered { keepPolledGyroIfFast() }
+        }
+        settings.remember(dev, accel.id, "buffer/length")
+        settings.remember(dev, accel.id, "buffer/watermark")
+        if gyroBuffered, let gyro, let gyroDev {
+            settings.remember(gyroDev, gyro.id, "buffer/length")
+            settings.remember(gyroDev, gyro.id, "buffer/watermark")
         }
         var first = true
         while true {
+            let pace = self.pace()
             let still = source.readInterval > 0
-            // At the full rate, the configured frequency and FIFO batch; while still, the lowest frequency the
-            // part offers at or above the policy's read rate, batched to wake about once a stillWakeInterval.
-            let pace = still ? stillPace() : nil
-            let hz = pace?.hz ?? accel.frequency?.chosen ?? rate
-            let batch = pace?.batch ?? accel.batch
-            if let plan = accel.frequency, pace != nil || !first { setFrequency(accel, dev, accelChannels, pace?.hz ?? plan.chosen) }
-            if batch > 1 || !first, let e = IIOContext.writeBuffer(dev, "watermark", String(batch)) {
-                let err = SystemError(operation: "write \(batch) to", path: SensorError.sysfsPath(id, "buffer/watermark"),
-                                      errno: e.code, fix: SensorError.sysfsFix(e.code))
-                SensorLog.once(.warning, "\(err); the kernel will wake rotationd for every sample")
-            }
             if !first {
-                SensorLog.write(.debug, still ? "\(id): the device is still: reading it at \(hz) Hz, \(batch) samples per wake-up"
-                                              : "\(id): the device moves: reading it at \(hz) Hz, \(batch) samples per wake-up")
+                setFrequencies(pace.hz)
+                SensorLog.write(.debug, "\(accel.id): the device \(still ? "is still" : "moves"): reading it at \(FrequencyPlan.text(pace.hz)) Hz, \(pace.batch) samples per wake-up")
             }
-            switch readBuffer(batch: batch, hz: hz, still: still, scanChannels: scanChannels, timestamp: timestamp, first: first) {
-            case .some(let outcome):
-                return outcome
-            case .none:
-                first = false
+            let streams: (accel: BufferStream, gyro: BufferStream?)
+            switch open(batch: pace.batch, gyroBuffered: gyroBuffered) {
+            case .success(let s): streams = s
+            case .failure(let outcome): return outcome
             }
+            if let outcome = read(streams, pace: pace, still: still, first: first) { return outcome }
+            first = false
         }
     }
 
-    /// The sampling frequency and batch for a still device: nil when the policy asks for no slow pace.
-    private func stillPace() -> (hz: Double, batch: Int)? {
-        let interval = source.readInterval
-        guard interval > 0 else { return nil }
-        let wanted = 1 / interval
-        var hz = accel.frequency?.chosen ?? rate
-        if let plan = accel.frequency, let lowest = plan.available.first(where: { $0 >= wanted }) ?? plan.available.last {
-            hz = min(hz, lowest)
+    /// Enables the buffers: the accelerometer's (with its own gyroscope's channels), and a separate gyroscope's.
+    private func open(batch: Int, gyroBuffered: Bool) -> Result<(accel: BufferStream, gyro: BufferStream?), Outcome> {
+        var channels = accelChannels
+        if gyroOnAccelDevice, gyro != nil { channels += gyroChannels }
+        let accelStream: BufferStream
+        do {
+            accelStream = try BufferStream(device: dev, files: accelFiles, channels: channels,
+                                           timestamp: accel.hasTimestamp ? IIOContext.inputChannel(dev, "timestamp") : nil,
+                                           batch: batch)
+        } catch {
+            return .failure(refused(accel.id, error.errno, enabled: channels))
         }
-        let batch = max(1, Int((hz * source.configuration.stillWakeInterval).rounded()))
-        return (hz, batch)
+        guard gyroBuffered, let gyro, let gyroDev, let gyroFiles else { return .success((accelStream, nil)) }
+        do {
+            let gyroStream = try BufferStream(device: gyroDev, files: gyroFiles, channels: gyroChannels,
+                                              timestamp: gyro.hasTimestamp ? IIOContext.inputChannel(gyroDev, "timestamp") : nil,
+                                              batch: batch)
+            return .success((accelStream, gyroStream))
+        } catch {
+            SensorLog.once(.warning, "\(SensorError.buffer(device: gyro.id, operation: "enable", errno: error.errno)); rotations are decided from the accelerometer alone")
+            self.gyro = nil
+            return .success((accelStream, nil))
+        }
     }
 
-    /// Reads one buffer of `batch` scans at a time until the capture ends (the outcome) or the sampling
-    /// policy changes pace (nil: the caller reconfigures the part and calls again).
-    private func readBuffer(batch: Int, hz: Double, still: Bool, scanChannels: [OpaquePointer], timestamp: OpaquePointer?,
-                            first: Bool) -> Outcome? {
-        let id = accel.id
-        // libiio prints "WARNING: High-speed mode not enabled" on standard error here on mainline kernels: it
-        // only means the buffer is read with read() rather than mmap().
-        let created = iio_device_create_buffer(dev, batch, false)
-        guard let buf = created else {
-            let e = errno
-            if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
-            if e == EACCES || e == EPERM {
-                // Enabling a buffer writes its sysfs controls and opens /dev/iio:deviceN, both root's only;
-                // the raw attributes are usually readable by everyone, so polling still works. libiio only says
-                // EACCES: name the file it was refused.
-                let cause = deniedBufferFile(timestamp.map { scanChannels + [$0] } ?? scanChannels).map { "\($0)" }
-                    ?? "\(SensorError.buffer(device: id, operation: "open", errno: e))"
-                SensorLog.once(.error, "\(cause); polling \(SensorError.sysfsPath(id, "in_accel_*_raw")) at \(rate) Hz instead of reading the buffer")
-                return .fallBack
-            }
-            SensorLog.once(.warning, "\(id): buffered capture unavailable (\(String(cString: strerror(e)))); polling in_accel_*_raw at \(rate) Hz instead")
+    /// What a refused buffer means: the device went away, permission (polling still works: raw attributes are
+    /// usually readable by everyone), or a refusal that polling works around.
+    private func refused(_ id: String, _ e: Int32, enabled: [OpaquePointer]) -> Outcome {
+        if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
+        if e == EACCES || e == EPERM {
+            // Enabling a buffer writes its sysfs controls and opens /dev/iio:deviceN; libiio only says EACCES:
+            // name the file it was refused.
+            let cause = deniedBufferFile(id, enabled).map { "\($0)" }
+                ?? "\(SensorError.buffer(device: id, operation: "open", errno: e))"
+            SensorLog.once(.error, "\(cause); polling \(SensorError.sysfsPath(id, "in_accel_*_raw")) at \(rate) Hz instead of reading the buffer")
             return .fallBack
         }
-        source.setActiveBuffer(buf)
-        defer {
-            source.setActiveBuffer(nil)
-            iio_buffer_destroy(buf)
-        }
-        let batchPeriod = Double(batch) / hz
+        let why = e == EBUSY ? " (another program holds /dev/\(id): is iio-sensor-proxy running?)" : ""
+        SensorLog.once(.warning, "\(id): buffered capture unavailable: \(SensorError.buffer(device: id, operation: "enable", errno: e))\(why); polling in_accel_*_raw at \(rate) Hz instead")
+        return .fallBack
+    }
+
+    /// Reads batches until the capture ends (the outcome) or the sampling policy changes pace (nil: the caller
+    /// reconfigures the part and calls again). Accelerometer samples wait for the separate gyroscope's batch
+    /// that covers them, for at most one batch period more.
+    private func read(_ streams: (accel: BufferStream, gyro: BufferStream?), pace: Pace, still: Bool, first: Bool) -> Outcome? {
+        let id = accel.id
+        let batchPeriod = Double(pace.batch) / pace.hz
         let silence = max(source.configuration.bufferSilence, 2 * batchPeriod)
-        // Where each channel's first value sits from the start of the data: fixed for the buffer's life, so
-        // worked out once; the start itself may move between refills (libiio's mmap mode swaps blocks).
-        let base = Int(bitPattern: iio_buffer_start(buf))
-        let offsets = scanChannels.map { Int(bitPattern: iio_buffer_first(buf, $0)) - base }
-        let tsOffset = timestamp.map { Int(bitPattern: iio_buffer_first(buf, $0)) - base }
-        ctx.setTimeout(milliseconds: UInt32(silence * 1000))
+        let period = 1 / pace.hz
+        var gyroStream = streams.gyro
+        var pending: [Sample] = []
+        var rates: [(time: Double, rate: Vector3)] = []
         var delivered = !first
+        var lastAccel = MonotonicClock.now(), lastGyro = lastAccel
+        ctx.setTimeout(milliseconds: UInt32(silence * 1000))
         while true {
             if source.stopRequested { return .stopped }
-            let n = iio_buffer_refill(buf)
+            var fds = [pollfd(fd: streams.accel.fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: gyroStream?.fd ?? -1, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: source.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+            let now0 = MonotonicClock.now()
+            var wait = lastAccel + silence - now0
+            if !pending.isEmpty { wait = min(wait, batchPeriod) }
+            _ = poll(&fds, 3, Int32(max(0, wait * 1000).rounded(.up)))
             if source.stopRequested { return .stopped }
-            if n < 0 {
-                let e = Int32(-n)
-                if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
-                if e == ETIMEDOUT || e == EAGAIN {
-                    // A silent buffer, from the start or later on (a stuck trigger, a driver that stops
-                    // streaming): poll the raw attributes instead; if those fail too, the sensor is lost.
-                    let what = delivered ? "went silent for" : "delivered nothing within"
-                    SensorLog.once(.warning, "\(id): the buffer \(what) \(Int((silence * 1000).rounded())) ms; polling in_accel_*_raw at \(rate) Hz instead")
-                    return .fallBack
+            if fds[0].revents != 0 {
+                switch refill(streams.accel) {
+                case .failure(let outcome): return outcome
+                case .success(let bytes):
+                    lastAccel = MonotonicClock.now()
+                    delivered = true
+                    decodeAccel(streams.accel, bytes: bytes, hz: pace.hz, into: &pending, rates: &rates)
                 }
-                return .failed(.buffer(device: id, operation: "read", errno: e))
             }
-            delivered = true
-            decode(buf, bytes: n, scanChannels: scanChannels, offsets: offsets, timestamp: timestamp, tsOffset: tsOffset, hz: hz)
+            if let g = gyroStream, fds[1].revents != 0 {
+                switch refill(g) {
+                case .failure:
+                    gyroStream = nil
+                case .success(let bytes):
+                    lastGyro = MonotonicClock.now()
+                    decodeGyro(g, bytes: bytes, hz: pace.hz, into: &rates)
+                }
+            }
+            let now = MonotonicClock.now()
+            if now - lastAccel > silence {
+                if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
+                // A silent buffer, from the start or later on (a stuck trigger, a driver that stops streaming):
+                // poll the raw attributes instead; if those fail too, the sensor is lost.
+                let what = delivered ? "went silent for" : "delivered nothing within"
+                SensorLog.once(.warning, "\(id): the buffer \(what) \(Int((silence * 1000).rounded())) ms; polling in_accel_*_raw at \(rate) Hz instead")
+                return .fallBack
+            }
+            if let g = gyroStream, now - lastGyro > silence {
+                SensorLog.once(.warning, "\(g.id): the gyroscope's buffer \(lastGyro > lastAccel - silence ? "went silent" : "delivered nothing") for \(Int((silence * 1000).rounded())) ms; rotations are decided from the accelerometer alone")
+                gyroStream = nil
+                gyro = nil
+            }
+            // Deliver in time order: a sample once the gyroscope's readings have reached it, or once it has
+            // waited a batch period for them.
+            let covered = gyroStream == nil ? Double.infinity : (rates.last?.time ?? -.infinity) + period / 2
+            // A separate gyroscope without a buffer of its own is read once a batch.
+            let polled = gyro != nil && !gyroOnAccelDevice && gyroStream == nil && !pending.isEmpty ? polledGyro() : nil
+            var sent = 0
+            for sample in pending {
+                guard sample.time <= covered || now - sample.time > batchPeriod + period else { break }
+                var s = sample
+                if gyro != nil, !gyroOnAccelDevice {
+                    s.angularVelocity = gyroStream == nil ? polled : SensorCapture.rate(at: s.time, in: rates, within: 2 * period)
+                }
+                source.deliver(s)
+                sent += 1
+                if source.stopRequested { return .stopped }
+            }
+            pending.removeFirst(sent)
+            if let cut = rates.firstIndex(where: { $0.time >= now - 1 }), cut > 0 { rates.removeFirst(cut) }
             if (source.readInterval > 0) != still { return nil }
+        }
+    }
+
+    /// The gyroscope reading nearest `time` among `rates` (in time order), if one lies within `window`.
+    private static func rate(at time: Double, in rates: [(time: Double, rate: Vector3)], within window: Double) -> Vector3? {
+        var best: (Double, Vector3)?
+        for r in rates.reversed() {
+            let d = abs(r.time - time)
+            if d <= window, best.map({ d < $0.0 }) ?? true { best = (d, r.rate) }
+            if r.time < time - window { break }
+        }
+        return best?.1
+    }
+
+    /// One refill: the bytes read, or how the capture ends.
+    private func refill(_ stream: BufferStream) -> Result<Int, Outcome> {
+        source.setActiveBuffer(stream.buffer)
+        let n = stream.refill()
+        source.setActiveBuffer(nil)
+        if source.stopRequested { return .failure(.stopped) }
+        guard n < 0 else { return .success(n) }
+        let e = Int32(-n)
+        if !IIOContext.isPresent(stream.id) { return .failure(.failed(.gone(device: stream.id))) }
+        if e == ETIMEDOUT || e == EAGAIN { return .success(0) }
+        return .failure(.failed(.buffer(device: stream.id, operation: "read", errno: e)))
+    }
+
+    /// The monotonic time of each scan of a batch read now: the read time less how much older the scan's
+    /// timestamp is than the batch's last one, so the spacing is the hardware's whatever clock the device
+    /// stamps with; without timestamps, scans are spaced at the sampling frequency back from the read.
+    private func times(_ stream: BufferStream, bytes: Int, hz: Double) -> [Double] {
+        let now = MonotonicClock.now()
+        var stamps: [Int64?] = []
+        stream.forEachScan(bytes: bytes) { _, _, _, stamp in stamps.append(stamp) }
+        let last = stamps.last ?? nil
+        return stamps.enumerated().map { i, stamp in
+            var t = now - Double(stamps.count - 1 - i) / hz
+            if let stamp, let last {
+                let age = Double(last &- stamp) * 1e-9
+                if age >= 0 && age < 10 { t = now - age }
+            }
+            return t
+        }
+    }
+
+    private func decodeAccel(_ stream: BufferStream, bytes: Int, hz: Double, into pending: inout [Sample],
+                             rates: inout [(time: Double, rate: Vector3)]) {
+        let times = self.times(stream, bytes: bytes, hz: hz)
+        let imu = gyroOnAccelDevice ? gyro : nil
+        stream.forEachScan(bytes: bytes) { i, _, v, _ in
+            let time = max(times[i], lastTime)
+            lastTime = time
+            var sample = Sample(time: time, acceleration: accel.calibration.apply(raw: Vector3(v[0], v[1], v[2])))
+            if let imu, v.count >= 6 { sample.angularVelocity = imu.calibration.apply(raw: Vector3(v[3], v[4], v[5])) }
+            pending.append(sample)
+        }
+    }
+
+    private func decodeGyro(_ stream: BufferStream, bytes: Int, hz: Double, into rates: inout [(time: Double, rate: Vector3)]) {
+        guard let gyro else { return }
+        let times = self.times(stream, bytes: bytes, hz: hz)
+        stream.forEachScan(bytes: bytes) { i, _, v, _ in
+            rates.append((times[i], gyro.calibration.apply(raw: Vector3(v[0], v[1], v[2]))))
         }
     }
 
     /// The first file that opening a buffer needs and this process may not use, in the order libiio uses them:
     /// `buffer/enable` and `buffer/length` (written), the device node (read and written), then each enabled
     /// channel's `scan_elements/in_*_en` (written). Nil when none is refused.
-    private func deniedBufferFile(_ enabled: [OpaquePointer]) -> SystemError? {
-        let id = accel.id
+    private func deniedBufferFile(_ id: String, _ enabled: [OpaquePointer]) -> SystemError? {
         var files = [(SensorError.sysfsPath(id, "buffer/enable"), W_OK, "write"),
                      (SensorError.sysfsPath(id, "buffer/length"), W_OK, "write"),
                      ("/dev/\(id)", R_OK | W_OK, "open")]
@@ -327,64 +470,5 @@ final class SensorCapture {
             }
         }
         return nil
-    }
-
-    /// One channel's value at `ptr`, converted from its scan format to a host integer.
-    private static func value(_ ch: OpaquePointer, _ ptr: UnsafeRawPointer) -> Double {
-        let fmt = iio_channel_get_data_format(ch)!.pointee
-        var out: UInt64 = 0
-        withUnsafeMutableBytes(of: &out) { iio_channel_convert(ch, $0.baseAddress, ptr) }
-        switch (fmt.length, fmt.is_signed) {
-        case (8, true): return Double(Int8(truncatingIfNeeded: out))
-        case (8, false): return Double(UInt8(truncatingIfNeeded: out))
-        case (16, true): return Double(Int16(truncatingIfNeeded: out))
-        case (16, false): return Double(UInt16(truncatingIfNeeded: out))
-        case (32, true): return Double(Int32(truncatingIfNeeded: out))
-        case (32, false): return Double(UInt32(truncatingIfNeeded: out))
-        case (_, true): return Double(Int64(bitPattern: out))
-        default: return Double(out)
-        }
-    }
-
-    private static func timestampValue(_ ch: OpaquePointer, _ ptr: UnsafeRawPointer) -> Int64 {
-        var out: UInt64 = 0
-        withUnsafeMutableBytes(of: &out) { iio_channel_convert(ch, $0.baseAddress, ptr) }
-        return Int64(bitPattern: out)
-    }
-
-    private func decode(_ buf: OpaquePointer, bytes: Int, scanChannels: [OpaquePointer], offsets: [Int],
-                        timestamp: OpaquePointer?, tsOffset: Int?, hz: Double) {
-        let step = iio_buffer_step(buf)
-        guard step > 0, let data = iio_buffer_start(buf).map(UnsafeRawPointer.init) else { return }
-        let count = bytes / step
-        guard count > 0 else { return }
-        let tsStart = tsOffset.map { data + $0 }
-        let now = MonotonicClock.now()
-        let lastStamp = tsStart.map { SensorCapture.timestampValue(timestamp!, $0 + (count - 1) * step) }
-        let separateGyro = gyroInScan ? nil : polledGyro()
-        for i in 0..<count {
-            let off = i * step
-            let a = Vector3(SensorCapture.value(scanChannels[0], data + offsets[0] + off),
-                            SensorCapture.value(scanChannels[1], data + offsets[1] + off),
-                            SensorCapture.value(scanChannels[2], data + offsets[2] + off))
-            var time = now - Double(count - 1 - i) / hz
-            if let tsStart, let lastStamp {
-                let age = Double(lastStamp - SensorCapture.timestampValue(timestamp!, tsStart + off)) * 1e-9
-                if age >= 0 && age < 10 { time = now - age }
-            }
-            time = max(time, lastTime)
-            lastTime = time
-            var sample = Sample(time: time, acceleration: accel.calibration.apply(raw: a))
-            if gyroInScan, let gyro {
-                let g = Vector3(SensorCapture.value(scanChannels[3], data + offsets[3] + off),
-                                SensorCapture.value(scanChannels[4], data + offsets[4] + off),
-                                SensorCapture.value(scanChannels[5], data + offsets[5] + off))
-                sample.angularVelocity = gyro.calibration.apply(raw: g)
-            } else {
-                sample.angularVelocity = separateGyro
-            }
-            source.deliver(sample)
-            if source.stopRequested { return }
-        }
     }
 }

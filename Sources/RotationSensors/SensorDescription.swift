@@ -30,16 +30,6 @@ public struct SensorDescription: Sendable, Hashable {
         case polled
     }
 
-    /// How the sampling frequency will be set.
-    public struct FrequencyPlan: Sendable, Hashable {
-        /// The attribute written, such as `sampling_frequency` or `in_accel_sampling_frequency`.
-        public var attribute: String
-        /// The value that will be written, in Hz.
-        public var chosen: Double
-        /// The advertised choices, empty when the driver lists none.
-        public var available: [Double]
-    }
-
     /// The IIO device id, such as `iio:device0`.
     public var id: String
     /// The driver's device name (the `name` attribute).
@@ -58,12 +48,17 @@ public struct SensorDescription: Sendable, Hashable {
     public var calibration: SensorCalibration
     /// Buffered or polled.
     public var capture: CaptureMode
-    /// The trigger that will be attached in buffered mode, if one was found.
+    /// Why the part is polled although its channels are scan elements, or nil.
+    public var pollingReason: String?
+    /// The trigger attached in buffered mode: the device's own (the trigger whose parent is the device's
+    /// parent), or the one an administrator attached; nil for a buffer that needs none.
     public var trigger: String?
-    /// The sampling frequency setting, when the device has one.
+    /// The sampling frequency setting, when the device has one (for a gyroscope on the accelerometer's device,
+    /// the accelerometer's plan covers it).
     public var frequency: FrequencyPlan?
-    /// Samples per buffer read: more than 1 only where a hardware FIFO lets the kernel batch.
-    public var batch: Int
+    /// The most samples one wake-up may batch: the hardware FIFO's size (`buffer/hwfifo_watermark_max`), else
+    /// unbounded (a kfifo of any length).
+    public var batchLimit: Int?
     /// Whether buffered scans carry the `timestamp` channel.
     public var hasTimestamp: Bool
 
@@ -83,17 +78,15 @@ public struct SensorDescription: Sendable, Hashable {
         lines.append("  mount matrix: \(c.matrix) (from \(c.matrixSource))")
         var capture = "  capture: \(self.capture.rawValue)"
         if self.capture == .buffered {
-            capture += trigger.map { ", trigger \($0)" } ?? ", no trigger"
+            capture += trigger.map { ", trigger \($0)" } ?? ", no trigger needed"
             capture += hasTimestamp ? ", timestamp channel" : ", no timestamp channel"
-            capture += batch > 1 ? ", \(batch) samples per wake-up (hardware FIFO)" : ", 1 sample per wake-up"
+            if let batchLimit { capture += ", hardware FIFO of \(batchLimit) samples" }
         } else {
             capture += " (reading in_\(kind.channelPrefix)_*_raw)"
+            if let pollingReason { capture += ": \(pollingReason)" }
         }
         lines.append(capture)
-        if let f = frequency {
-            let avail = f.available.isEmpty ? "no list of choices" : "from " + f.available.map { "\($0)" }.joined(separator: " ")
-            lines.append("  sampling frequency: \(f.chosen) Hz via \(f.attribute) (\(avail))")
-        }
+        if let f = frequency { lines.append("  sampling frequency: \(f.description)") }
         return lines.joined(separator: "\n")
     }
 }

@@ -81,72 +81,49 @@ public enum SensorDiscovery {
         return inv
     }
 
-    /// Reads one number attribute of a channel: nil when absent, else the value or a typed error.
-    private static func channelNumber(_ ch: OpaquePointer, _ attr: String, device id: String,
-                                      expected: String, valid: (Double) -> Bool) throws(SensorError) -> (Double, String)? {
-        guard IIOContext.hasChannelAttribute(ch, attr) else { return nil }
-        let file = IIOContext.channelAttributeFile(ch, attr) ?? attr
-        let path = SensorError.sysfsPath(id, file)
-        switch IIOContext.readChannel(ch, attr) {
-        case .failure(let e):
-            throw .io(SystemError(operation: "read", path: path, errno: e.code, fix: SensorError.sysfsFix(e.code)))
-        case .success(let text):
-            let t = text.trimmedSysfs
-            guard let v = Double(t), v.isFinite, valid(v) else {
-                throw .badValue(path: path, value: String(t), expected: expected)
-            }
-            return (v, file)
+    /// Reads a number attribute: the value, or a typed error naming the file.
+    private static func number(_ files: DeviceFiles, _ file: String, expected: String,
+                               valid: (Double) -> Bool) throws(SensorError) -> Double {
+        let path = files.path(file)
+        let text: String
+        do { text = try TextFile.read(path) } catch {
+            throw .io(SystemError(operation: "read", path: path, errno: error.errno, fix: SensorError.sysfsFix(error.errno)))
         }
+        let t = text.trimmedSysfs
+        guard let v = Double(t), v.isFinite, valid(v) else {
+            throw .badValue(path: path, value: String(t), expected: expected)
+        }
+        return v
     }
 
     static func describe(_ dev: OpaquePointer, kind: SensorDescription.Kind, context ctx: IIOContext, udev: UDevDatabase,
                          rate: Double, accelerometer: SensorDescription?) throws(SensorError) -> SensorDescription {
         let id = IIOContext.id(of: dev)
+        let files = DeviceFiles(id: id)
         let name = IIOContext.name(of: dev) ?? id
         let label = IIOContext.label(of: dev)
         let prefix = kind.channelPrefix
         let axes = ["x", "y", "z"]
-        let chans = axes.map { IIOContext.inputChannel(dev, "\(prefix)_\($0)")! }
 
         var scale = [1.0, 1.0, 1.0], offset = [0.0, 0.0, 0.0]
         var scaleSources = ["default", "default", "default"], offsetSources = scaleSources
         for i in 0..<3 {
-            if let (v, file) = try channelNumber(chans[i], "scale", device: id, expected: "a positive number", valid: { $0 > 0 }) {
-                scale[i] = v
+            if let file = files.locate("scale", type: prefix, axis: axes[i]) {
+                scale[i] = try number(files, file, expected: "a positive number") { $0 > 0 }
                 scaleSources[i] = file
             }
-            if let (v, file) = try channelNumber(chans[i], "offset", device: id, expected: "a number", valid: { _ in true }) {
-                offset[i] = v
+            if let file = files.locate("offset", type: prefix, axis: axes[i]) {
+                offset[i] = try number(files, file, expected: "a number") { _ in true }
                 offsetSources[i] = file
             }
         }
 
         let sameDevice = accelerometer?.id == id
-        let (location, locationSource) = locate(dev, id: id, label: label, udev: udev, sameAs: sameDevice ? accelerometer : nil)
-        let (matrix, matrixSource) = mountMatrix(dev, id: id, kind: kind, firstChannel: chans[0], udev: udev,
-                                                 accelerometer: accelerometer)
+        let (location, locationSource) = locate(files, label: label, udev: udev, sameAs: sameDevice ? accelerometer : nil)
+        let (matrix, matrixSource) = mountMatrix(files, kind: kind, udev: udev, accelerometer: accelerometer)
 
-        let buffered = chans.allSatisfy { iio_channel_is_scan_element($0) }
-        var trigger: String? = nil
-        let number = id.hasPrefix("iio:device") ? String(id.dropFirst("iio:device".count)) : id
-        // The kernel names a device's own trigger "<name>-dev<N>" or "<name>-trigger"; iio-sensor-proxy also
-        // takes "accel_3d-dev<N>" (the HID sensor hub's) for any accelerometer, and so does rotationd.
-        let triggerNames = ["\(name)-dev\(number)", "\(name)-trigger"] + (kind == .accelerometer ? ["accel_3d-dev\(number)"] : [])
-        for d in ctx.devices where iio_device_is_trigger(d) {
-            if let n = IIOContext.name(of: d), triggerNames.contains(n) {
-                trigger = n
-                break
-            }
-        }
-        let timestampChannel = IIOContext.inputChannel(dev, "timestamp")
-        let hasTimestamp = timestampChannel.map { iio_channel_is_scan_element($0) } ?? false
-        let frequency = frequencyPlan(dev, firstChannel: chans[0], rate: rate)
-        var batch = 1
-        if buffered, case .success(let text) = IIOContext.readBuffer(dev, "hwfifo_watermark_max"),
-           let hw = Int(text.trimmedSysfs), hw > 1 {
-            let hz = frequency?.chosen ?? rate
-            batch = max(1, min(hw, Int((hz / 10).rounded(.up))))
-        }
+        let scanned = axes.allSatisfy { files.has("scan_elements/in_\(prefix)_\($0)_en") }
+        let (trigger, pollingReason) = scanned ? triggerChoice(files, context: ctx) : (nil, nil)
         let channels = IIOContext.channels(of: dev).filter { !iio_channel_is_output($0) }
             .map(IIOContext.channelID).filter { $0 != "mount" }.sorted()
         let calibration = SensorCalibration(scale: Vector3(scale[0], scale[1], scale[2]),
@@ -155,29 +132,75 @@ public enum SensorDiscovery {
                                             matrixSource: matrixSource)
         return SensorDescription(id: id, name: name, label: label, kind: kind, location: location,
                                  locationSource: locationSource, channels: channels, calibration: calibration,
-                                 capture: buffered ? .buffered : .polled, trigger: trigger, frequency: frequency,
-                                 batch: batch, hasTimestamp: hasTimestamp)
+                                 capture: scanned && pollingReason == nil ? .buffered : .polled, pollingReason: pollingReason,
+                                 trigger: trigger, frequency: sameDevice ? nil : frequencyPlan(files, type: prefix, rate: rate),
+                                 batchLimit: files.read("buffer/hwfifo_watermark_max").flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil },
+                                 hasTimestamp: files.has("scan_elements/in_timestamp_en"))
     }
 
-    static func locate(_ dev: OpaquePointer, id: String, label: String?, udev: UDevDatabase,
+    /// The trigger a buffered capture attaches, or why the part cannot be captured through its buffer.
+    ///
+    /// A device without `trigger/current_trigger` has a buffer that needs no trigger (a hardware FIFO or the
+    /// EC's sensor FIFO feeding a kfifo: st_lsm6dsx, cros-ec). Otherwise the device's own trigger is the one
+    /// whose sysfs parent is the device's parent (`devm_iio_trigger_alloc(parent, ...)`), whatever the driver
+    /// called it (`accel_3d-dev0`, `lis2dh12-accel-trigger`, `bmi323-imu-trig-1`); of several (bmc150 and
+    /// kxcjk-1013 add an any-motion trigger, which fires only while the device moves), the one attached, else
+    /// the one that is not a motion trigger. A trigger an administrator attached (an hrtimer) is kept when the
+    /// device has none of its own. With neither, the driver registered no trigger because the part's interrupt
+    /// line is not wired up, and a triggered-only buffer cannot be enabled (EINVAL): the part is polled.
+    static func triggerChoice(_ files: DeviceFiles, context ctx: IIOContext) -> (trigger: String?, pollingReason: String?) {
+        guard files.has("trigger/current_trigger") else { return (nil, nil) }
+        let current = files.read("trigger/current_trigger") ?? ""
+        let parent = DeviceFiles.parent(of: files.id)
+        let own = ctx.devices.filter { iio_device_is_trigger($0) }
+            .filter { parent != nil && DeviceFiles.parent(of: IIOContext.id(of: $0)) == parent }
+            .compactMap { IIOContext.name(of: $0) }
+        if own.contains(current) { return (current, nil) }
+        if let mine = own.first(where: { !$0.contains("motion") }) ?? own.first { return (mine, nil) }
+        if !current.isEmpty { return (current, nil) }
+        return (nil, "the driver registered no trigger for it (drivers register one only when the part's interrupt line is wired up), so its buffer cannot run; attach one, such as an hrtimer trigger, to \(files.path("trigger/current_trigger")) to use it")
+    }
+
+    /// The sampling frequency attribute and its choices, wherever the driver put them; nil without one.
+    ///
+    /// On a device with an accelerometer and a gyroscope whose rates are separate attributes (bmi323), the
+    /// accelerometer's plan also sets the gyroscope's, to a rate both tables have: that driver refuses to enable
+    /// the buffer while they differ, even for an accelerometer-only scan.
+    static func frequencyPlan(_ files: DeviceFiles, type: String, rate: Double) -> FrequencyPlan? {
+        guard let attribute = files.locate("sampling_frequency", type: type) else { return nil }
+        let list = files.locate("sampling_frequency_available", type: type)
+        var listText = list.flatMap { files.read($0) }
+        var linked: [String] = []
+        if type == "accel", let other = files.locate("sampling_frequency", type: "anglvel"), other != attribute {
+            linked = [other]
+            if let mine = listText, let otherList = files.locate("sampling_frequency_available", type: "anglvel"),
+               otherList != list, let theirs = files.read(otherList) {
+                let words = Set(theirs.split(separator: " ").compactMap { Double($0) })
+                listText = mine.split(separator: " ").filter { Double($0).map(words.contains) ?? false }.joined(separator: " ")
+            }
+        }
+        return FrequencyPlan(attribute: attribute, listAttribute: list, listText: listText, linked: linked, rate: rate)
+    }
+
+    static func locate(_ files: DeviceFiles, label: String?, udev: UDevDatabase,
                        sameAs accelerometer: SensorDescription?) -> (SensorDescription.Location, String) {
         if let accelerometer { return (accelerometer.location, "the accelerometer on the same device") }
-        if let value = udev.property("ACCEL_LOCATION", device: id) {
+        if let value = udev.property("ACCEL_LOCATION", device: files.id) {
             switch value.trimmedSysfs {
             case "", "display": return (.display, "udev ACCEL_LOCATION=\(value)")
             case "base": return (.base, "udev ACCEL_LOCATION=base")
             default:
-                SensorLog.once(.warning, "\(id): ignoring udev ACCEL_LOCATION=\"\(value)\"; expected display or base")
+                SensorLog.once(.warning, "\(files.id): ignoring udev ACCEL_LOCATION=\"\(value)\"; expected display or base")
             }
         }
         if let label {
             if label.hasSuffix("-base") { return (.base, "label \(label)") }
             if label.hasSuffix("-display") { return (.display, "label \(label)") }
         }
-        if IIOContext.hasDeviceAttribute(dev, "location"), case .success(let text) = IIOContext.readDevice(dev, "location") {
-            switch text.trimmedSysfs {
+        if files.has("location"), let text = files.read("location") {
+            switch text {
             case "base": return (.base, "location attribute base")
-            case "lid", "display": return (.display, "location attribute \(text.trimmedSysfs)")
+            case "lid", "display": return (.display, "location attribute \(text)")
             default: break
             }
         }
@@ -187,30 +210,26 @@ public enum SensorDiscovery {
     /// The first usable mount matrix among the sources, in order; a rejected one is logged once, and so is one
     /// used with its third row replaced (see `MountMatrix.validated()`).
     ///
-    /// An accelerometer: udev `ACCEL_MOUNT_MATRIX`, `mount_matrix`, `in_accel_mount_matrix`, `in_mount_matrix`.
+    /// An accelerometer: udev `ACCEL_MOUNT_MATRIX`, `mount_matrix`, `in_accel_mount_matrix`,
+    /// `in_accel_x_mount_matrix`, `in_mount_matrix`.
     /// A gyroscope on the accelerometer's device shares its chip's mounting: udev `ANGLVEL_MOUNT_MATRIX`, else
     /// the accelerometer's final matrix (so a hwdb correction of the chip applies to both). A gyroscope on a
     /// device of its own: udev `ANGLVEL_MOUNT_MATRIX`, its own attributes as for an accelerometer, else the
     /// accelerometer's final matrix.
-    static func mountMatrix(_ dev: OpaquePointer, id: String, kind: SensorDescription.Kind, firstChannel: OpaquePointer,
-                            udev: UDevDatabase, accelerometer: SensorDescription?) -> (MountMatrix, String) {
+    static func mountMatrix(_ files: DeviceFiles, kind: SensorDescription.Kind, udev: UDevDatabase,
+                            accelerometer: SensorDescription?) -> (MountMatrix, String) {
         var candidates: [(source: String, read: () -> String?)] = []
+        let id = files.id
         let sameDevice = accelerometer?.id == id
         let udevKey = kind == .accelerometer ? "ACCEL_MOUNT_MATRIX" : "ANGLVEL_MOUNT_MATRIX"
         candidates.append(("udev \(udevKey)", { udev.property(udevKey, device: id) }))
         if kind == .accelerometer || !sameDevice {
-            candidates.append(("mount_matrix", {
-                guard IIOContext.hasDeviceAttribute(dev, "mount_matrix"),
-                      case .success(let t) = IIOContext.readDevice(dev, "mount_matrix") else { return nil }
-                return t
-            }))
-            let channelFile = IIOContext.channelAttributeFile(firstChannel, "mount_matrix") ?? "in_\(kind.channelPrefix)_mount_matrix"
-            candidates.append((channelFile, {
-                guard IIOContext.hasChannelAttribute(firstChannel, "mount_matrix"),
-                      case .success(let t) = IIOContext.readChannel(firstChannel, "mount_matrix") else { return nil }
-                return t
-            }))
-            candidates.append(("in_mount_matrix", { try? TextFile.read(SensorError.sysfsPath(id, "in_mount_matrix")) }))
+            // Drivers share it by all (st_accel, st_lsm6dsx), by type (kxcjk-1013, inv_mpu6050) or by direction
+            // (bmc150); tried in iio-sensor-proxy's order, for a device that has more than one.
+            let p = kind.channelPrefix
+            for file in ["mount_matrix", "in_\(p)_mount_matrix", "in_\(p)_x_mount_matrix", "in_mount_matrix"] where files.has(file) {
+                candidates.append((file, { files.read(file) }))
+            }
         }
         for (source, read) in candidates {
             guard let text = read() else { continue }
@@ -228,25 +247,5 @@ public enum SensorDiscovery {
             return (accelerometer.calibration.matrix, "the accelerometer's, \(accelerometer.calibration.matrixSource)")
         }
         return (.identity, "identity")
-    }
-
-    static func frequencyPlan(_ dev: OpaquePointer, firstChannel: OpaquePointer, rate: Double) -> SensorDescription.FrequencyPlan? {
-        var attribute: String
-        var availableText: String? = nil
-        if IIOContext.hasDeviceAttribute(dev, "sampling_frequency") {
-            attribute = "sampling_frequency"
-            if IIOContext.hasDeviceAttribute(dev, "sampling_frequency_available"),
-               case .success(let t) = IIOContext.readDevice(dev, "sampling_frequency_available") { availableText = t }
-        } else if IIOContext.hasChannelAttribute(firstChannel, "sampling_frequency") {
-            attribute = IIOContext.channelAttributeFile(firstChannel, "sampling_frequency") ?? "sampling_frequency"
-            if IIOContext.hasChannelAttribute(firstChannel, "sampling_frequency_available"),
-               case .success(let t) = IIOContext.readChannel(firstChannel, "sampling_frequency_available") { availableText = t }
-        } else {
-            return nil
-        }
-        let available = (availableText ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" })
-            .compactMap { Double($0) }.filter { $0.isFinite && $0 > 0 }.sorted()
-        let chosen = available.first { $0 >= rate } ?? available.last ?? rate
-        return SensorDescription.FrequencyPlan(attribute: attribute, chosen: chosen, available: available)
     }
 }

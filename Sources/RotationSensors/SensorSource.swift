@@ -34,8 +34,9 @@ public final class SensorSource: @unchecked Sendable {
         /// polling (longer when the FIFO batch takes longer to fill).
         public var bufferSilence: Double = 0.5
         /// While the device is still, a buffered part is read once about this often: its sampling frequency
-        /// is lowered and the FIFO watermark raised to match (`setReadInterval`).
-        public var stillWakeInterval: Double = 1
+        /// is lowered and the FIFO watermark raised to match (`setReadInterval`). Short enough that the batch
+        /// holding the start of a turn arrives while the turn is still under way.
+        public var stillWakeInterval: Double = 0.5
 
         /// The defaults: 50 Hz, with the gyroscope, rescanning every second, falling back after 500 ms.
         public init() {}
@@ -207,6 +208,9 @@ public final class SensorSource: @unchecked Sendable {
     // MARK: - The source's thread
 
     var stopRequested: Bool { control.withLock { $0.stopRequested } }
+
+    /// Becomes readable when `stop()` is called: a capture that waits in `poll()` includes it.
+    var wakeDescriptor: Int32 { wakeRead }
 
     /// Publishes the buffer that `stop()` must cancel, or clears it before the buffer is destroyed.
     func setActiveBuffer(_ buf: OpaquePointer?) {
