@@ -18,6 +18,12 @@ struct UmockdevRun {
         var status: Int32
         var stdout: [String]
         var stderr: [String]
+        /// Every write to an emulated sysfs attribute and how the kernel answered it, as `iio:device0 FILE "VALUE"
+        /// ok` or `... EINVAL why` (Tests/fixtures/iio-kernel.c).
+        var kernel: [String] = []
+
+        /// The writes the kernel refused.
+        var refusedWrites: [String] { kernel.filter { !$0.hasSuffix(" ok") } }
 
         /// The published state events, as decoded JSON objects.
         var events: [[String: Any]] {
@@ -67,7 +73,7 @@ struct UmockdevRun {
         var failure: String? { stderr.first { $0.hasPrefix("driver:") } }
 
         /// Everything, for test failure messages.
-        var transcript: String { (stdout + stderr).joined(separator: "\n") }
+        var transcript: String { (stdout + stderr + kernel.map { "kernel: write " + $0 }).joined(separator: "\n") }
     }
 
     /// A fresh socket path under /tmp, short enough for a Unix socket, named after `name`.
@@ -111,7 +117,10 @@ struct UmockdevRun {
         func lines(_ d: Data) -> [String] {
             String(decoding: d, as: UTF8.self).split(separator: "\n").map(String.init)
         }
-        return Result(status: p.terminationStatus, stdout: lines(outData), stderr: lines(errData))
+        let err = lines(errData)
+        let prefix = "kernel: write "
+        return Result(status: p.terminationStatus, stdout: lines(outData), stderr: err.filter { !$0.hasPrefix(prefix) },
+                      kernel: err.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
     }
 
     struct RunError: Error, CustomStringConvertible {
