@@ -2,6 +2,10 @@
 """Writes data/demo-50hz.csv, the trace `make demo` replays: a tablet turned through every rotation,
 laid flat, spun on the table and lifted again, at 50 Hz with accelerometer and gyroscope columns.
 
+With --four-poses it writes Tests/fixtures/zoo/four-poses.csv instead, the trace the driver tests play into
+emulated parts: upright, then a quarter turn clockwise at a time through left-up, bottom-up and right-up back
+to upright, each pose held 3 s, leaning 30 degrees back.
+
 Deterministic (fixed seed). Standard library only.
 
 The device orientation is R = Rx(pitch) . Rz(-theta): theta is the clockwise turn seen by the person
@@ -9,7 +13,7 @@ facing the screen, pitch leans the screen back towards the sky. The acceleromete
 which gives (g sin(theta) cos(pitch), -g cos(theta) cos(pitch), g sin(pitch)); the gyroscope reads the body
 rate, the vee of R^T dR/dt.
 """
-import math, os, random
+import math, os, random, sys
 
 G = 9.80665
 RATE = 50.0
@@ -19,6 +23,12 @@ KEYS = [
     (14.6, 0, 30), (18.0, 0, 30), (19.0, 0, 85), (19.5, 0, 85), (20.5, 90, 85), (24.0, 90, 85),
     (25.0, 90, 30), (29.0, 90, 30), (29.6, 180, 30), (33.0, 180, 30), (33.6, 360, 30), (36.0, 360, 30),
 ]
+
+FOUR_POSES = [
+    (0.0, 0, 30), (3.0, 0, 30), (3.6, 90, 30), (6.6, 90, 30), (7.2, 180, 30), (10.2, 180, 30),
+    (10.8, 270, 30), (13.8, 270, 30), (14.4, 360, 30), (17.4, 360, 30),
+]
+
 
 def pose(t):
     for (t0, a0, p0), (t1, a1, p1) in zip(KEYS, KEYS[1:]):
@@ -44,9 +54,13 @@ def rot(t):
     return matmul(rx, rz)
 
 def main():
+    global KEYS
     rng = random.Random(20261202)
     bias = (0.004, -0.003, 0.002)
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "demo-50hz.csv")
+    if sys.argv[1:] == ["--four-poses"]:
+        KEYS = FOUR_POSES
+        out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "fixtures", "zoo", "four-poses.csv")
     end = KEYS[-1][0]
     t, dt = 0.0, 1.0 / RATE
     with open(out, "w") as f:

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// Ten drivers that Linux tablets, convertibles and phones ship, each emulated as its kernel source lays it out
+/// (`Tests/fixtures/zoo`: a `.umockdev` file and a `.json` sidecar naming the kernel files, what the hardware
+/// reads, the driver's refusals and what a run must show), with writes refused as the kernel refuses them
+/// (`Tests/fixtures/iio-kernel.c`).
+@Suite("Real drivers: emulated from their kernel sources, with the kernel's refusals")
+struct DriverZooTests {
+    /// The fixtures a correct part runs end to end with.
+    static let drivers = ["hid-sensor", "bmc150-dual", "kxcjk-1013", "mxc4005", "mxc4005-noirq", "st_accel",
+                          "cros-ec", "cros-ec-location", "inv_mpu6050", "bmi323", "st_lsm6dsx", "st_lsm6dsx-noirq",
+                          "mma8452"]
+
+    /// What a fixture's sidecar says a run must show.
+    struct Expectation {
+        var display: String
+        var base: String?
+        var gyroscope: String?
+        var capture: String
+        /// Per device: the scale and the file it comes from.
+        var scales: [String: (Double, String)]
+        /// Per device: attribute files and the values they must hold again after the run.
+        var restore: [String: [String: String]]
+        /// Warnings the run must log (substrings); any other warning fails it.
+        var warnings: [String]
+
+        init(fixture name: String) throws {
+            let url = UmockdevRun.fixtures.appendingPathComponent("zoo/\(name).json")
+            let spec = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+            let e = spec["expect"] as! [String: Any]
+            display = e["display"] as! String
+            base = e["base"] as? String
+            gyroscope = e["gyroscope"] as? String
+            capture = e["capture"] as! String
+            scales = (e["scales"] as! [String: [Any]]).mapValues { ($0[0] as! Double, $0[1] as! String) }
+            restore = e["restore"] as! [String: [String: String]]
+            warnings = e["warnings"] as! [String]
+        }
+    }
+
+    @Test("each driver: the display accelerometer is found and read buffered where its driver allows, the four poses come in turn, the gyroscope is fused where there is one, no write is refused, nothing else is warned about, and every setting is put back", arguments: drivers)
+    func fourPoses(driver: String) throws {
+        let expect = try Expectation(fixture: driver)
+        var steps: [[Any]] = [["start"], ["play", "zoo/four-poses.csv", 25]]
+        for rotation in [0, 90, 180, 270, 0] { steps.append(["wait", "\"rotation\":\(rotation),", 10]) }
+        steps.append(["stop"])
+        for (device, files) in expect.restore {
+            for (file, value) in files { steps.append(["expect-file", "sys/bus/iio/devices/\(device)/\(file)", value]) }
+        }
+        let r = try UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.rotations == [0, 90, 180, 270, 0], "\(r.transcript)")
+
+        var using = "rotationd: info: using \(expect.display) "
+        let used = r.stderr.first { $0.hasPrefix(using) } ?? ""
+        using = ") as the display accelerometer, \(expect.capture)"
+        #expect(used.contains(using), "\(r.transcript)")
+        if let base = expect.base { #expect(used.contains("base accelerometer \(base) is not used"), "\(used)") }
+        let fused = expect.gyroscope.map { used.contains("gyroscope \($0) (") && expect.warnings.isEmpty } ?? false
+        let inputs = r.events.last?["inputs"] as? String
+        #expect(inputs == (fused ? "accel+gyro" : "accel"), "\(r.transcript)")
+
+        #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
+        let warnings = r.stderr.filter { $0.hasPrefix("rotationd: warning") || $0.hasPrefix("rotationd: error") }
+        #expect(warnings.count == expect.warnings.count, "\(warnings)")
+        for w in expect.warnings { #expect(warnings.contains { $0.contains(w) }, "\(warnings)") }
+    }
+
+    @Test("each driver: --list gives every scale with the file it came from, wherever the driver put it, and the part reads 1 g at rest", arguments: drivers)
+    func listing(driver: String) throws {
+        let expect = try Expectation(fixture: driver)
+        let r = try UmockdevRun.run(devices: ["zoo/\(driver).umockdev"],
+                                    steps: [["play", "zoo/four-poses.csv", 8], ["start"], ["exit", 20]],
+                                    arguments: ["--list"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        for (device, (scale, file)) in expect.scales {
+            guard let heading = r.stdout.firstIndex(where: { $0.hasPrefix("\(device): ") }) else {
+                Issue.record("--list does not show \(device): \(r.transcript)")
+                continue
+            }
+            let block = r.stdout[(heading + 1)...].prefix { $0.hasPrefix("  ") }
+            #expect(block.contains { $0.hasPrefix("  scale: x \(scale) (\(file))") }, "\(r.transcript)")
+        }
+        #expect(r.stdout.contains { $0.hasPrefix("  at rest: \(expect.display): 1 g reads") && $0.hasSuffix("the scale is right") },
+                "\(r.transcript)")
+        #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
+    }
+}
