@@ -38,12 +38,20 @@ public struct OrientationEngine: Sendable {
     private var motionUntil: Double = -.infinity
     private var lastMotion: Double = -.infinity
     private var fusion = GyroGravityEstimator()
+    private var check = GyroscopeCheck()
     private var lastGyro = Vector3.zero
     private var lastGyroTime: Double = -.infinity
     private var candidate: Rotation?
     private var reacquireUntil: Double = -.infinity
     private var reacquiring = false
     private var candidateSince: Double = 0
+    /// The accelerometer's own turn rate and motion hold, kept while fused too: the accelerometer-only path's
+    /// view of whether a turn is over.
+    private var accelMeter = TurnRateMeter()
+    private var accelMotionUntil: Double = -.infinity
+    private var previousGyroRate = 0.0
+    private var accelCandidate: Rotation?
+    private var accelCandidateSince: Double = 0
 
     /// Creates an engine with the given thresholds.
     public init(configuration: EngineConfiguration = .default) {
@@ -84,7 +92,9 @@ public struct OrientationEngine: Sendable {
         // accelerometer correction moves it. Otherwise the accelerometer's own estimate is used, without a
         // break.
         var fused = false
-        if let w = sample.angularVelocity, w.x.isFinite, w.y.isFinite, w.z.isFinite {
+        // A gyroscope found to disagree with the accelerometer is not used again (`GyroscopeCheck`).
+        let trusted = check.finding == nil
+        if trusted, let w = sample.angularVelocity, w.x.isFinite, w.y.isFinite, w.z.isFinite {
             // Only bias learning uses it, so it is tracked on gyroscope samples alone. Across a missing
             // reading it over-states the rate for one sample, which only pauses learning.
             stillness.update(lowPass.gravity, dt: dt, timeConstant: c.rateSmoothingTime)
@@ -118,19 +128,27 @@ public struct OrientationEngine: Sendable {
                               weight: reference.trust(magnitude, tolerance: c.motionTolerance), proportionalGain: limits.proportionalGain,
                               integralGain: still ? limits.integralGain : 0)
             }
+            if restarted || t - lastGyroTime > c.gyroTimeout { check.restart() }
+            check.update(time: t, dt: dt, accel: lowPass.gravity, steady: !moving, rate: w)
             lastGyro = w
             lastGyroTime = t
-            fused = true
-        } else if fusion.seeded && t - lastGyroTime <= c.gyroTimeout {
+            fused = check.finding == nil
+        } else if trusted && fusion.seeded && t - lastGyroTime <= c.gyroTimeout {
             fusion.update(acceleration: a, angularVelocity: fusion.bias, dt: dt, magnitude: c.gravity,
                           weight: reference.trust(magnitude, tolerance: c.motionTolerance), proportionalGain: limits.proportionalGain, integralGain: 0)
             fused = true
         }
 
         if !fused { reacquiring = false }
-        let f = fused ? fusion.gravity : lowPass.gravity
+        if fused {
+            let g = lowPass.gravity
+            accelMeter.update(cosA: -g.y, sinA: g.x, time: t, dt: dt, timeConstant: c.rateSmoothingTime, limit: c.settleRate)
+            if moving { accelMotionUntil = t + c.motionHoldoff }
+        }
+        var f = fused ? fusion.gravity : lowPass.gravity
         let settleRate = fused ? c.fusedSettleRate : c.settleRate
         let settleTime = fused ? c.fusedSettleTime : c.settleTime
+        previousGyroRate = abs(meter.rate)
         if fused {
             // While readings are missing, the last measured rate stands for the unknown one, so a turn in
             // progress still counts as turning.
@@ -165,12 +183,47 @@ public struct OrientationEngine: Sendable {
         // Sine of the elevation of gravity out of the screen plane: +1 face up, −1 face down.
         let sinElevation = f.z / length
         let absSin = abs(sinElevation)
+        // Fused, the flat flag and the tilt class change only where the accelerometer agrees, as rotations do.
+        // The flag follows the accelerometer without the fused estimate's agreement where the accelerometer
+        // alone would change it now (a gyroscope reading too little lags behind).
+        let accelLength = lowPass.gravity.length
+        let accelSin = fused && accelLength > 0 ? abs(lowPass.gravity.z / accelLength) : absSin
         if state.flat {
-            if absSin < limits.sinFlatExit { next.flat = false }
-        } else if absSin > limits.sinFlatEnter {
+            // Lifting the device is seen by the accelerometer while |a| stands for gravity.
+            if accelSin < limits.sinFlatExit && (absSin < limits.sinFlatExit || !moving) { next.flat = false }
+        } else if accelSin > limits.sinFlatEnter && (absSin > limits.sinFlatEnter || !fused || accelerometerReady(at: t)) {
             next.flat = true
         }
         next.tilt = tilt(sinElevation: sinElevation, flat: next.flat, current: state.tilt)
+        if fused, accelLength > 0, next.tilt != tilt(sinElevation: lowPass.gravity.z / accelLength, flat: next.flat, current: state.tilt) {
+            next.tilt = state.tilt
+        }
+
+        // A sound gyroscope carries the fused estimate into a new quadrant before the accelerometer settles
+        // there. When the accelerometer has settled in another quadrant than the fused estimate (a gyroscope
+        // that reads too little, or turns the estimate elsewhere), the estimate starts again from the
+        // accelerometer, so no decision waits longer than the accelerometer's own would, and the gyroscope's
+        // part in that turn is judged (`GyroscopeCheck.followed`).
+        if fused, !reacquiring, published, !next.flat, let current = state.rotation {
+            // The accelerometer's candidate is tracked as the accelerometer-only path tracks its own: from when
+            // it is first proposed, dropped while |a| says the device is shaken.
+            let seen = quadrant(lowPass.gravity, current: current)
+            if seen == current || moving {
+                accelCandidate = nil
+            } else if accelCandidate != seen {
+                accelCandidate = seen
+                accelCandidateSince = t
+            }
+            if let seen = accelCandidate, seen != quadrant(f, current: current), accelerometerReady(at: t),
+               t - accelCandidateSince >= c.dwellTime {
+                check.followed(time: t, accel: lowPass.gravity)
+                fusion.reset(to: lowPass.gravity, magnitude: c.gravity)
+                f = fusion.gravity
+                candidate = seen
+                candidateSince = accelCandidateSince
+                accelCandidate = nil
+            }
+        }
 
         if next.flat {
             candidate = nil
@@ -178,7 +231,8 @@ public struct OrientationEngine: Sendable {
             // The first decision needs no dwell, since there is nothing yet it could wrongly replace; it only
             // waits until the device has been settled for `settleTime`, so one lucky sample of a shaken device
             // cannot decide it.
-            if !moving, t - meter.lastFastTime >= settleTime {
+            if !moving, t - meter.lastFastTime >= settleTime || fused && accelerometerReady(at: t),
+               !fused || accelerometerAgrees(nearestQuadrant(f)), !fused || accelerometerSettled(strict: true) {
                 next.rotation = nearestQuadrant(f)
             }
             candidate = nil
@@ -191,7 +245,10 @@ public struct OrientationEngine: Sendable {
                     candidate = proposal
                     candidateSince = t
                 }
-                if t - candidateSince >= c.dwellTime, abs(meter.rate) < settleRate, t - meter.lastFastTime >= settleTime {
+                if t - candidateSince >= c.dwellTime, abs(meter.rate) < settleRate, t - meter.lastFastTime >= settleTime,
+                   !fused || accelerometerAgrees(proposal),
+                   !fused || accelerometerSettled(strict: true),
+                   !fused || check.followed(time: t, accel: lowPass.gravity) || accelerometerReady(at: t) {
                     next.rotation = proposal
                     candidate = nil
                 }
@@ -226,6 +283,10 @@ public struct OrientationEngine: Sendable {
         LearnedGravity(value: reference.oneG, stillTime: reference.stillTime)
     }
 
+    /// Why the gyroscope is no longer used, once the engine has found it disagreeing with the accelerometer;
+    /// nil while it is trusted (or there is none).
+    public var gyroscopeFinding: GyroscopeFinding? { check.finding }
+
     /// The gyroscope bias learned so far, rad/s in the device frame; zero without a gyroscope.
     var gyroBias: Vector3 { fusion.bias }
 
@@ -244,6 +305,8 @@ public struct OrientationEngine: Sendable {
         started = true
         lowPass.reset(to: a)
         meter.reset()
+        accelMeter.reset()
+        accelMotionUntil = -.infinity
         stillness.reset()
         lastGyroTime = -.infinity
         candidate = nil
@@ -251,6 +314,45 @@ public struct OrientationEngine: Sendable {
         lastMotion = -.infinity
         reacquireUntil = -.infinity
         reacquiring = false
+    }
+
+    /// Whether the accelerometer's direction turns slower than the settle rate (twice that, unless `strict`), or
+    /// the gyroscope reads at least a quarter of what it sees (the accelerometer's rate spans the step from the
+    /// previous sample, so the gyroscope's at either end counts). A fused decision needs it, strictly while
+    /// reacquiring, when the estimate is the accelerometer's own: a gyroscope reading too little must not call a
+    /// turn over while the accelerometer still sees it under way. A sound gyroscope reads what the
+    /// accelerometer sees.
+    private func accelerometerSettled(strict: Bool) -> Bool {
+        let accel = abs(accelMeter.rate), limit = configuration.settleRate
+        return accel < (strict ? limit : 2 * limit) || max(abs(meter.rate), previousGyroRate) >= 0.25 * accel
+    }
+
+    /// Whether the accelerometer-only path would call a turn over at `t`: out of its motion hold and turning
+    /// slower than the settle rate for the settle time. A fused decision whose turn the gyroscope turns out
+    /// not to have followed (the gyroscope is dropped there and then) still stands when this holds, since the
+    /// accelerometer alone would make it now.
+    private func accelerometerReady(at t: Double) -> Bool {
+        t >= accelMotionUntil && abs(accelMeter.rate) < configuration.settleRate
+            && t - accelMeter.lastFastTime >= configuration.settleTime
+    }
+
+    /// Whether the accelerometer's own estimate points within 60° of `rotation`'s direction: a fused decision
+    /// needs it, so that a gyroscope that has not yet been found wrong can delay a decision but never make a
+    /// wrong one. At the end of a turn the accelerometer is well inside that, so a sound gyroscope's early
+    /// decisions stand.
+    private func accelerometerAgrees(_ rotation: Rotation) -> Bool {
+        let g = lowPass.gravity
+        let cosA = -g.y, sinA = g.x
+        let inPlane = (cosA * cosA + sinA * sinA).squareRoot()
+        guard inPlane > 0 else { return false }
+        let along: Double
+        switch rotation {
+        case .normal: along = cosA
+        case .leftUp: along = sinA
+        case .bottomUp: along = -cosA
+        case .rightUp: along = -sinA
+        }
+        return along >= 0.5 * inPlane
     }
 
     /// The quadrant gravity points into, ignoring the current rotation.

@@ -59,7 +59,7 @@ public struct ScaleDiagnosis: Sendable, Hashable {
     }
 
     /// A number with four significant digits, without exponent for ordinary sizes.
-    static func format(_ v: Double) -> String {
+    public static func format(_ v: Double) -> String {
         guard v.isFinite, v != 0 else { return String(v) }
         var digits = 3
         var m = abs(v)

@@ -51,6 +51,7 @@ public final class SensorSource: @unchecked Sendable {
         var buffer: UInt = 0
         var thread: pthread_t = 0
         var sensor: SensorDescription?
+        var gyroscope: SensorDescription?
         /// Stopped from its own callback: the thread detaches itself as it ends, as nobody joins it.
         var stoppedFromCallback = false
     }
@@ -101,6 +102,9 @@ public final class SensorSource: @unchecked Sendable {
     /// The display accelerometer of the current or latest capture; nil before the first one. Set just before
     /// `.ok` is reported for it, so an `onStatus(.ok)` callback may read it.
     public var sensor: SensorDescription? { control.withLock { $0.sensor } }
+
+    /// The gyroscope fused in the current or latest capture; nil before the first one or without a gyroscope.
+    public var gyroscope: SensorDescription? { control.withLock { $0.gyroscope } }
 
     /// The display accelerometer of the current or latest capture, as "iio:device0 (accel_3d)"; nil before
     /// the first one.
@@ -346,7 +350,10 @@ public final class SensorSource: @unchecked Sendable {
         if let gyro { message += ", gyroscope \(gyro.id) (\(gyro.name))" }
         if let base = inventory.base { message += "; base accelerometer \(base.id) is not used" }
         if !retrying { SensorLog.limited(.info, key: "using", interval: 5, message) }
-        control.withLock { $0.sensor = accel }
+        control.withLock {
+            $0.sensor = accel
+            $0.gyroscope = gyro
+        }
         // Each capture starts at the full rate, until the sampling policy has seen the device still.
         readIntervalBits.store(0, ordering: .relaxed)
         let capture = SensorCapture(source: self, context: ctx, device: dev, accelerometer: accel,

@@ -14,18 +14,24 @@ public final class EngineRunner: @unchecked Sendable {
         var policy: SamplingPolicy?
         var seq = 0
         var current: StateEvent
+        var findingReported = false
     }
 
     private let inner: Mutex<Inner>
     private let publisher: Publisher
+    private let onGyroscopeFinding: @Sendable (GyroscopeFinding, Double) -> Void
 
     /// Creates a runner; `current` starts as the engine's initial state with the given cameras and sensor status.
     ///
     /// - Parameter policy: decides, from every sample and the engine's state after it, how fast the input
     ///   should be read (`pace`); nil reads every sample at the full rate.
+    ///   - onGyroscopeFinding: called once, on the feeding thread, with what the engine found when it stopped
+    ///     trusting the gyroscope (`OrientationEngine.gyroscopeFinding`) and the time of the sample.
     public init(engine: OrientationEngine, cameras: [Camera], sensor: SensorStatus, publisher: Publisher,
-                policy: SamplingPolicy? = nil) {
+                policy: SamplingPolicy? = nil,
+                onGyroscopeFinding: @escaping @Sendable (GyroscopeFinding, Double) -> Void = { _, _ in }) {
         self.publisher = publisher
+        self.onGyroscopeFinding = onGyroscopeFinding
         let current = StateEvent(seq: 0, time: .nan, state: engine.state, cameras: cameras, sensor: sensor)
         inner = Mutex(Inner(engine: engine, policy: policy, current: current))
     }
@@ -52,6 +58,10 @@ public final class EngineRunner: @unchecked Sendable {
             if publisher.wantsSamples { publisher.publish(sample: sample) }
             let change = s.engine.process(sample)
             s.policy?.update(sample, engineQuiet: s.engine.isQuiet)
+            if !s.findingReported, let finding = s.engine.gyroscopeFinding {
+                s.findingReported = true
+                onGyroscopeFinding(finding, sample.time)
+            }
             if let state = change {
                 publish(&s, StateEvent(seq: s.seq + 1, time: sample.time, state: state, cameras: s.current.cameras,
                                        sensor: s.current.sensor))
@@ -73,6 +83,7 @@ public final class EngineRunner: @unchecked Sendable {
             switch status {
             case .idle:
                 s.engine = OrientationEngine(configuration: s.engine.configuration)
+                s.findingReported = false
                 state = s.engine.state
                 s.policy?.reset()
             case .ok:

@@ -9,4 +9,7 @@ public protocol InputFeed: AnyObject, Sendable {
     func start(_ runner: EngineRunner)
     /// Stops feeding; returns once no more calls into the runner will be made.
     func stop()
+    /// Says, once, that the engine stopped trusting the gyroscope, with what it found and the sample's time: the
+    /// runner's `onGyroscopeFinding`.
+    func gyroscopeFound(_ finding: GyroscopeFinding, at time: Double)
 }

@@ -71,6 +71,11 @@ public final class ReplayFeeder: InputFeed, @unchecked Sendable {
         }
     }
 
+    /// Says on standard error that the trace's gyroscope columns disagree with its accelerometer columns.
+    public func gyroscopeFound(_ finding: GyroscopeFinding, at time: Double) {
+        Log.warning("the gyroscope columns (gx, gy, gz) \(finding.description), at t = \(time) s; the rest of the trace is decided from the accelerometer alone")
+    }
+
     /// Ends the replay and waits for its thread.
     public func stop() {
         stopping.store(true, ordering: .relaxed)

@@ -101,6 +101,22 @@ final class LiveInput: InputFeed, @unchecked Sendable {
     /// Stops sampling whatever the subscriber count.
     func stop() { source.stop() }
 
+    /// Logs, once per capture, that the gyroscope disagreed with the accelerometer, naming the attributes its
+    /// readings were scaled and turned by.
+    func gyroscopeFound(_ finding: GyroscopeFinding, at time: Double) {
+        guard let gyro = source.gyroscope else { return }
+        let c = gyro.calibration
+        var files: [String] = []
+        for f in c.scaleSources where f != "default" && !files.contains(f) { files.append(f) }
+        let scale = files.isEmpty ? "the gyroscope has no scale attribute, so its readings were taken as rad/s"
+            : "its scale (\(files.joined(separator: ", ")): \(c.scale.x))"
+        var likely = "\(scale) is probably wrong"
+        if let factor = finding.factor, factor > 0 {
+            likely += " by a factor of about \(ScaleDiagnosis.format(factor))"
+        }
+        Log.warning("\(gyro.id) (\(gyro.name)): the gyroscope \(finding.description); \(likely), or its mount matrix (\(c.matrixSource)) does not match the accelerometer's; rotations are decided from the accelerometer alone")
+    }
+
     /// Checks once per capture, when the part has been still long enough to tell, whether its scale is wrong,
     /// and warns once per device.
     ///
@@ -224,10 +240,11 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         let publisher = Publisher(outputs: outputs)
         let cameras = CameraInput(configured: options.cameras)
         // A recording keeps every sample, so it can be replayed with the policy or without it.
+        let input = LiveInput(options: options)
         let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
                                   cameras: cameras.initial, sensor: .idle, publisher: publisher,
-                                  policy: options.record == nil ? options.samplingPolicy : nil)
-        let input = LiveInput(options: options)
+                                  policy: options.record == nil ? options.samplingPolicy : nil,
+                                  onGyroscopeFinding: input.gyroscopeFound)
         cameras.start(runner)
         input.start(runner)
         input.subscriberAdded()

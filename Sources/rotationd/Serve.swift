@@ -27,7 +27,8 @@ struct Serve {
             let printer = StandardOutputPrinter(mode: .complete)
             let publisher = Publisher(outputs: [printer])
             let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
-                                      cameras: replayCameras, sensor: .ok, publisher: publisher, policy: options.samplingPolicy)
+                                      cameras: replayCameras, sensor: .ok, publisher: publisher, policy: options.samplingPolicy,
+                                      onGyroscopeFinding: feed.gyroscopeFound)
             feed.run(runner)
             publisher.close()
             // A partial output must never pass as a whole one.
@@ -104,7 +105,7 @@ struct Serve {
         let publisher = Publisher(outputs: outputs)
         let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
                                   cameras: cameras, sensor: startStatus, publisher: publisher,
-                                  policy: options.samplingPolicy)
+                                  policy: options.samplingPolicy, onGyroscopeFinding: feed.gyroscopeFound)
         live?.attach(to: server)
         let how = listener.activated ? "socket-activated" : "mode \(String(options.socketMode, radix: 8))"
         let cameraNames = cameras.isEmpty ? "none found yet" : cameras.map(\.name).joined(separator: ", ")

@@ -98,7 +98,7 @@ struct FusionTests {
         }
     }
 
-    @Test("a gyroscope bias larger than biasRateLimit is learned while the device is still; without learning the tilt goes wrong")
+    @Test("a gyroscope bias larger than biasRateLimit is learned while the device is still; without learning the estimate stays off, and only the accelerometer's veto keeps the tilt right")
     func largeBiasLearned() throws {
         // Held still, upright at 12°, with 0.6 rad/s of bias about x (above biasRateLimit, 30°/s ≈ 0.52 rad/s)
         // and some about z. Unlearned, the x bias holds the estimate about 17° off, so the elevation reads
@@ -123,7 +123,15 @@ struct FusionTests {
         try unlearned.set("biasTime", to: 1e9)
         var control = OrientationEngine(configuration: unlearned)
         for s in trace.samples { _ = control.process(s) }
-        #expect(control.state.tilt == .tiltedUp)
+        // Unlearned, the x bias holds the fused estimate about 17° off, where its elevation reads tilted-up; the
+        // tilt class changes only where the accelerometer agrees, so it stays vertical.
+        let upright = Vector3(0, -Angles.cosDegrees(12), Angles.sinDegrees(12))
+        func degreesOff(_ g: Vector3) -> Double {
+            Angles.atan2Degrees(g.cross(upright).length, g.dot(upright))
+        }
+        #expect(degreesOff(control.fusedGravity) > 10, "\(control.fusedGravity)")
+        #expect(degreesOff(engine.fusedGravity) < 3, "\(engine.fusedGravity)")
+        #expect(control.state.tilt == .vertical && control.state.rotation == .normal)
     }
 
     @Test("the gyroscope bias is learned while the device is still, so turns afterwards are measured without it")
