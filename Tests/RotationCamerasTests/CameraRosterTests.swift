@@ -39,7 +39,7 @@ struct CameraRosterTests {
         let usb = list.cameras[0].camera
         #expect(usb.device == "/dev/video2" && usb.model == "Camera 2" && usb.facing == .front && usb.mount == 180)
         #expect(usb.source == .config)
-        #expect(list.cameras[0].found == .captureNode)
+        #expect(list.cameras[0].found?.kind == .captureNode)
     }
 
     @Test("a configured camera without a device overrides the found camera of its name")
