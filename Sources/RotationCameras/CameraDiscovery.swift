@@ -186,15 +186,17 @@ public enum CameraDiscovery {
         case .sensor:
             return LibcameraID.sensor(device: physical, entityName: device.attribute("name") ?? "")
         case .captureNode:
-            // libcamera's uvcvideo pipeline: a node of a USB Video Class interface that uvcvideo drives.
-            guard let usb = device.usbInterface else {
-                return (nil, "none: libcamera takes capture nodes only from UVC cameras, and this one is not on USB")
-            }
-            if let driver = usb.driver, driver != "uvcvideo" {
+            // libcamera's uvcvideo pipeline: a node of a USB Video Class interface that uvcvideo drives. When udev
+            // does not say what the parent is, a USB device's idVendor above it is enough.
+            let usb = device.usbInterface
+            if let driver = usb?.driver, driver != "uvcvideo" {
                 return (nil, "none: libcamera takes capture nodes only from UVC cameras, and this one's driver is \(driver)")
             }
-            if usb.driver == nil, let c = usb.interfaceClass, c.lowercased() != "0e" {
+            if usb?.driver == nil, let c = usb?.interfaceClass, c.lowercased() != "0e" {
                 return (nil, "none: libcamera takes capture nodes only from UVC cameras, and this one's interface class is \(c), not 0e (video)")
+            }
+            guard usb != nil || SysfsPath.exists(physical + "/../idVendor") else {
+                return (nil, "none: libcamera takes capture nodes only from UVC cameras, and this one is not on USB")
             }
             return LibcameraID.uvc(interface: physical)
         }
