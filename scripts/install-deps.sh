@@ -7,12 +7,17 @@
 #   packaging tests:  man-db (man --warnings), bash-completion, binutils (nm, readelf), dpkg-dev,
 #     init-system-helpers (deb-systemd-helper, for the maintainer scripts run in a scratch root)
 set -e
-#   cameras:  linux-libc-dev (the V4L2 headers); the capture example (Docs/examples/capture.py) and its test
-#     need GStreamer through python3-gi: videotestsrc, videoconvert and appsink (base), videobox, videoflip,
-#     jpegenc and jpegdec (good)
+#   cameras:  linux-libc-dev (the V4L2 and media controller headers); the capture examples (Docs/examples/
+#     capture.py, still.py, record.py) and their tests need GStreamer through python3-gi: videotestsrc,
+#     videoconvert and appsink (base), videobox, videoflip, jpegenc, jpegdec and mp4mux (good), GstTag for
+#     still.py's EXIF segment (gir1.2-gst-plugins-base-1.0), x264enc for record.py (ugly)
+#   the examples' tests read the files back with outside tools: exiftool (libimage-exiftool-perl), ffprobe
+#     and ffmpeg (ffmpeg)
+#   the sandboxed client test:  bubblewrap (bwrap)
 PKGS="libiio-dev libudev-dev linux-libc-dev umockdev python3-gi gir1.2-umockdev-1.0 systemd libiio-utils make socat locales gcc libc6-dev
       debhelper scdoc man-db bash-completion binutils dpkg-dev init-system-helpers
-      gir1.2-gstreamer-1.0 python3-gst-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good"
+      gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 python3-gst-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+      gstreamer1.0-plugins-ugly libimage-exiftool-perl ffmpeg bubblewrap"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

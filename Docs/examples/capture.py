@@ -4,7 +4,8 @@
 usage: capture.py [--socket PATH] [--device DEV] [--source PIPELINE] [--frames N] [--timeout S] OUTPUT.jpg
 
 The camera is found in rotationd's camera list by its device node (--device, default /dev/video0; a
-symlink such as /dev/v4l/by-id/... is resolved first). Its capture angle, the degrees clockwise a frame
+symlink such as /dev/v4l/by-id/... is resolved first), or by one of its capture nodes (a MIPI sensor's
+frames arrive on the capture nodes of its receiver or ISP). Its capture angle, the degrees clockwise a frame
 must turn to be upright, comes from the service's current state; the script waits up to --timeout
 seconds (default 5) for one that has it (a service that was idle decides after a moment). Then a
 GStreamer pipeline takes --frames frames (default 10, so that exposure can settle; the last is kept),
@@ -79,7 +80,9 @@ def capture_angle(path, device, timeout):
                 continue
             names = ["%s (%s)" % (c.get("name"), c.get("device")) for c in message["cameras"]]
             for camera in message["cameras"]:
-                if camera.get("device") == device and camera.get("capture") is not None:
+                # The node opened is the camera's device, or one of its capture nodes (a sensor's).
+                opened = camera.get("device") == device or device in (camera.get("nodes") or [])
+                if opened and camera.get("capture") is not None:
                     return camera["name"], camera["capture"]
     listed = ", ".join(names) or "none"
     raise NoAngle("no capture angle for %s within %s s; the cameras are: %s" % (device, timeout, listed))

@@ -33,8 +33,52 @@ public enum CameraDiscovery {
             return inventory
         }
         defer { udev_unref(udev) }
+        return assemble(enumerate(udev).map(\.finding), udev: udev)
+    }
+
+    /// The inventory of what each device turned out to be, with `extra` among the problems. When there are
+    /// camera sensors, the media graphs give each one the capture nodes its data reaches, and a capture node
+    /// that a listed sensor's data reaches is that sensor's, not a camera of its own.
+    static func assemble(_ findings: [Finding], udev: OpaquePointer, extra: CameraError? = nil) -> CameraInventory {
         var inventory = CameraInventory()
-        for found in enumerate(udev) { inventory.add(found.finding) }
+        for finding in findings { inventory.add(finding) }
+        if let extra { inventory.problems.append(extra) }
+        if inventory.cameras.contains(where: { $0.kind == .sensor }) {
+            let graph = MediaGraph.read(udev)
+            inventory.problems += graph.problems
+            var owner: [String: [String]] = [:] // capture node → the sensors whose data reaches it
+            for i in inventory.cameras.indices where inventory.cameras[i].kind == .sensor {
+                let sensor = inventory.cameras[i]
+                guard let number = sensor.number, let reached = graph.videoNodes(from: number) else {
+                    inventory.cameras[i].nodesDetail = "none: no media graph holds \(sensor.device)"
+                    continue
+                }
+                var nodes: [String] = []
+                for number in reached.nodes {
+                    guard let video = VideoDevice.withNumber(number, udev: udev), let path = video.node,
+                          video.property("ID_V4L_CAPABILITIES")?.contains(":capture:") == true else { continue }
+                    guard Camera.isValidNode(path), nodes.count < Camera.maxNodes else {
+                        inventory.problems.append(.unpublishable(device: sensor.device, what: "capture node", value: path,
+                                                                 limit: "at most \(Camera.maxNodes) nodes of at most \(Camera.maxNodeBytes) bytes"))
+                        continue
+                    }
+                    nodes.append(path)
+                    owner[path, default: []].append(sensor.device)
+                }
+                nodes.sort(by: DiscoveredCamera.precedes)
+                inventory.cameras[i].nodes = nodes
+                inventory.cameras[i].nodesDetail = nodes.isEmpty
+                    ? "none: in the media graph of \(reached.media) its data reaches no capture node"
+                    : "the media graph of \(reached.media)"
+            }
+            let absorbed = inventory.cameras.filter { $0.kind == .captureNode && owner[$0.device] != nil }
+            inventory.cameras.removeAll { $0.kind == .captureNode && owner[$0.device] != nil }
+            for node in absorbed {
+                let sensors = owner[node.device]!
+                let whose = sensors.count == 1 ? "camera sensor \(sensors[0])" : "camera sensors \(sensors.joined(separator: " and "))"
+                inventory.ignored.append(.init(device: node.device, reason: "the capture node of \(whose) (media graph), listed with it"))
+            }
+        }
         inventory.sort()
         return inventory
     }
@@ -106,11 +150,56 @@ public enum CameraDiscovery {
         let (facing, facingSource, facingDetail) = self.facing(device, node: node, controls: controls, problems: &finding.problems)
         let (mount, mountSource, mountDetail) = self.mount(device, node: node, controls: controls, problems: &finding.problems)
         let model = kind == .sensor ? device.attribute("name") : (device.property("ID_V4L_PRODUCT") ?? device.attribute("name"))
-        finding.camera = DiscoveredCamera(syspath: device.syspath, device: node, links: device.links, kind: kind,
-                                          model: model.map(bounded), facing: facing, mount: mount,
-                                          sources: Camera.Sources(facing: facingSource, mount: mountSource),
-                                          facingDetail: facingDetail, mountDetail: mountDetail)
+        var (libcamera, libcameraDetail) = self.libcamera(device, kind: kind)
+        if let id = libcamera, !Camera.isValidLibcameraID(id) {
+            finding.problems.append(.unpublishable(device: node, what: "libcamera id", value: id,
+                                                   limit: "at most \(Camera.maxLibcameraJSONBytes) bytes as a JSON string, no control characters"))
+            libcamera = nil
+        }
+        var busPath = device.property("ID_PATH")
+        if let path = busPath, !Camera.isValidBusPath(path) {
+            finding.problems.append(.unpublishable(device: node, what: "udev ID_PATH", value: path,
+                                                   limit: "at most \(Camera.maxBusPathBytes) bytes without spaces, quotes, backslashes or control characters"))
+            busPath = nil
+        }
+        var nodes: [String] = []
+        var nodesDetail = "not read yet"
+        if kind == .captureNode {
+            nodes = Camera.isValidNode(node) ? [node] : []
+            nodesDetail = nodes.isEmpty ? "none: the path is longer than \(Camera.maxNodeBytes) bytes" : "the camera's own node"
+        }
+        var camera = DiscoveredCamera(syspath: device.syspath, device: node, links: device.links, kind: kind,
+                                      model: model.map(bounded), facing: facing, mount: mount,
+                                      sources: Camera.Sources(facing: facingSource, mount: mountSource),
+                                      facingDetail: facingDetail, mountDetail: mountDetail,
+                                      libcamera: libcamera, libcameraDetail: libcameraDetail, busPath: busPath,
+                                      nodes: nodes, nodesDetail: nodesDetail)
+        camera.number = device.number
+        finding.camera = camera
         return finding
+    }
+
+    /// The id libcamera gives the camera at `device`, and how it was made (`LibcameraID`).
+    static func libcamera(_ device: VideoDevice, kind: DiscoveredCamera.Kind) -> LibcameraID.Finding {
+        guard let physical = device.physicalDevice else { return (nil, "none: the node has no parent device") }
+        switch kind {
+        case .sensor:
+            return LibcameraID.sensor(device: physical, entityName: device.attribute("name") ?? "")
+        case .captureNode:
+            // libcamera's uvcvideo pipeline: a node of a USB Video Class interface that uvcvideo drives. When udev
+            // does not say what the parent is, a USB device's idVendor above it is enough.
+            let usb = device.usbInterface
+            if let driver = usb?.driver, driver != "uvcvideo" {
+                return (nil, "none: libcamera takes capture nodes only from UVC cameras, and this one's driver is \(driver)")
+            }
+            if usb?.driver == nil, let c = usb?.interfaceClass, c.lowercased() != "0e" {
+                return (nil, "none: libcamera takes capture nodes only from UVC cameras, and this one's interface class is \(c), not 0e (video)")
+            }
+            guard usb != nil || SysfsPath.exists(physical + "/../idVendor") else {
+                return (nil, "none: libcamera takes capture nodes only from UVC cameras, and this one is not on USB")
+            }
+            return LibcameraID.uvc(interface: physical)
+        }
     }
 
     static func facing(_ device: VideoDevice, node: String, controls: SensorControls,

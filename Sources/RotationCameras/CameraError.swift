@@ -15,6 +15,10 @@ public enum CameraError: Error, Sendable, Hashable, CustomStringConvertible {
     case tooMany(device: String, limit: Int)
     /// udev cannot be read or watched.
     case udev(what: String)
+    /// A media device could not be opened, or its graph not read.
+    case media(device: String, operation: String, errno: Int32)
+    /// A name of the camera is too long, or holds characters, for a state line: it is published as null.
+    case unpublishable(device: String, what: String, value: String, limit: String)
 
     /// One line naming what failed and how to fix it.
     public var description: String {
@@ -31,6 +35,12 @@ public enum CameraError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(device.prefix(80)): a camera's device path must have at most \(Camera.maxDeviceBytes) bytes and no control characters, quotes or backslashes; it is not listed"
         case .tooMany(let device, let limit):
             return "\(device) is not listed: \(limit) cameras are listed already, the most a state carries"
+        case .media(let device, let operation, let e):
+            var text = "cannot \(operation) \(device): \(String(cString: strerror(e)))"
+            if e == EACCES || e == EPERM { text += " (run rotationd as root, as its systemd service does)" }
+            return text + "; the capture nodes of the camera sensors it holds are not known"
+        case .unpublishable(let device, let what, let value, let limit):
+            return "\(device): its \(what) \"\(value.prefix(120))\" is not published (\(limit)); it is null on the wire"
         case .udev(let what):
             return "cannot \(what); cameras that appear or go away later are not noticed until rotationd restarts"
         }

@@ -3,8 +3,9 @@ import RotationEngine
 /// Turns what discovery found into the published camera list: configuration first, names that stay put.
 ///
 /// - A camera from `rotationd --camera` that gives a device matches the found camera with that node (or one of
-///   its udev links); one without a device matches the found camera of the same name. Either way its facing
-///   and mount win, and the node and model come from what was found. A configured camera that matches nothing
+///   its udev links or capture nodes); one without a device matches the found camera of the same name. Either
+///   way its facing and mount win, and the node, model, libcamera id, bus path and capture nodes come from what
+///   was found. A configured camera that matches nothing
 ///   is listed as configured.
 /// - A found camera is named after its facing: `front`, `back` or `external`, then `front2`, `front3` and so
 ///   on. It keeps its name for as long as it stays plugged in, whatever comes and goes around it; names that
@@ -62,8 +63,9 @@ public struct CameraRoster: Sendable {
             if let fi = claimedBy.first(where: { $0.value == ci })?.key {
                 let f = found[fi]
                 listed.append(ListedCamera(
-                    camera: Camera(name: c.name, facing: c.facing, mount: c.mount, device: f.device, model: f.model, source: .config),
-                    found: f.kind,
+                    camera: Camera(name: c.name, facing: c.facing, mount: c.mount, device: f.device, model: f.model, source: .config,
+                                   libcamera: f.libcamera, busPath: f.busPath, nodes: f.nodes),
+                    found: f,
                     facingDetail: "rotationd --camera, over \(f.facing.rawValue) from source \(f.sources.facing.rawValue): \(f.facingDetail)",
                     mountDetail: "rotationd --camera, over \(f.mount)° from source \(f.sources.mount.rawValue): \(f.mountDetail)"))
             } else {
@@ -83,8 +85,9 @@ public struct CameraRoster: Sendable {
             let name = given[fi]!
             kept[f.syspath] = name
             listed.append(ListedCamera(
-                camera: Camera(name: name, facing: f.facing, mount: f.mount, device: f.device, model: f.model, source: f.sources),
-                found: f.kind, facingDetail: f.facingDetail, mountDetail: f.mountDetail))
+                camera: Camera(name: name, facing: f.facing, mount: f.mount, device: f.device, model: f.model, source: f.sources,
+                               libcamera: f.libcamera, busPath: f.busPath, nodes: f.nodes),
+                found: f, facingDetail: f.facingDetail, mountDetail: f.mountDetail))
         }
         for (fi, _) in claimedBy { kept[found[fi].syspath] = given[fi] ?? names[found[fi].syspath] }
         names = kept

@@ -5,10 +5,10 @@ import Glibc
 ///
 /// `start(onChange:)` starts a thread of its own that enumerates the `video4linux` devices, reports the
 /// inventory, and then sleeps in `poll()` on a udev monitor and a stop pipe. It wakes only when udev announces
-/// a `video4linux` device or a USB device being added, changed or removed (or to stop): no timer, so an
+/// a `video4linux`, USB or media device being added, changed or removed (or to stop): no timer, so an
 /// unchanging system costs nothing. Each wake-up describes the devices named in the events again (all of
-/// them after a USB device arrives; none of those below a USB device that left) and reports the inventory
-/// when it differs from the last one reported.
+/// them after a USB device arrives; none of those below a USB device that left), reads the media graphs
+/// again when there are camera sensors, and reports the inventory when it differs from the last one reported.
 ///
 /// Threading contract: `onChange` runs on the watcher's thread, one call at a time, first with the
 /// inventory at start-up. `start` and `stop` may be called from any thread but the watcher's own (not from
@@ -90,6 +90,7 @@ public final class CameraWatcher: @unchecked Sendable {
         var monitor: OpaquePointer? = udev_monitor_new_from_netlink(udev, "udev")
         if let m = monitor, udev_monitor_filter_add_match_subsystem_devtype(m, "video4linux", nil) < 0
             || udev_monitor_filter_add_match_subsystem_devtype(m, "usb", "usb_device") < 0
+            || udev_monitor_filter_add_match_subsystem_devtype(m, "media", nil) < 0
             || udev_monitor_enable_receiving(m) < 0 {
             udev_monitor_unref(m)
             monitor = nil
@@ -99,7 +100,7 @@ public final class CameraWatcher: @unchecked Sendable {
 
         var known: [String: CameraDiscovery.Finding] = [:]
         for (path, finding) in CameraDiscovery.enumerate(udev) { known[path] = finding }
-        var last = CameraWatcher.inventory(known, extra: noMonitor)
+        var last = CameraDiscovery.assemble(Array(known.values), udev: udev, extra: noMonitor)
         onChange(last)
         guard let monitor else {
             waitForStop()
@@ -124,9 +125,13 @@ public final class CameraWatcher: @unchecked Sendable {
             while let event = udev_monitor_receive_device(monitor) {
                 let path = udev_device_get_syspath(event).map { String(cString: $0) } ?? ""
                 let action = udev_device_get_action(event).map { String(cString: $0) } ?? ""
-                let usb = udev_device_get_subsystem(event).map { String(cString: $0) } == "usb"
+                let subsystem = udev_device_get_subsystem(event).map { String(cString: $0) }
+                let usb = subsystem == "usb"
                 udev_device_unref(event)
-                if usb {
+                if subsystem == "media" {
+                    // A media device's graph is read afresh for every inventory: nothing to describe.
+                    continue
+                } else if usb {
                     // A USB device's own event: its removal takes every node below it along; anything else may
                     // bring nodes whose own events are still to come, so look at everything again.
                     if action == "remove" {
@@ -144,7 +149,7 @@ public final class CameraWatcher: @unchecked Sendable {
             }
             // A device whose removal was not announced is gone all the same.
             for path in known.keys where access(path, F_OK) != 0 { known[path] = nil }
-            let now = CameraWatcher.inventory(known, extra: nil)
+            let now = CameraDiscovery.assemble(Array(known.values), udev: udev)
             if now != last {
                 last = now
                 onChange(now)
@@ -157,11 +162,4 @@ public final class CameraWatcher: @unchecked Sendable {
         while poll(&p, 1, -1) < 0 && errno == EINTR {}
     }
 
-    private static func inventory(_ known: [String: CameraDiscovery.Finding], extra: CameraError?) -> CameraInventory {
-        var inventory = CameraInventory()
-        for finding in known.values { inventory.add(finding) }
-        if let extra { inventory.problems.append(extra) }
-        inventory.sort()
-        return inventory
-    }
 }

@@ -31,10 +31,24 @@ public struct DiscoveredCamera: Sendable, Hashable {
     public var facingDetail: String
     /// The property or control that gave the mount, for `rotationd --list`.
     public var mountDetail: String
+    /// The id libcamera gives the camera, when it gives one.
+    public var libcamera: String?
+    /// How the libcamera id was made, or why there is none, for `rotationd --list`.
+    public var libcameraDetail: String
+    /// udev's `ID_PATH` of the node, when udev gives one.
+    public var busPath: String?
+    /// The capture nodes that deliver the camera's frames: a capture node's own, a sensor's from the media graph.
+    public var nodes: [String]
+    /// Where `nodes` came from, for `rotationd --list`.
+    public var nodesDetail: String
+    /// The node's device number (`major:minor`), to find a sensor in the media graph.
+    var number: String?
 
     /// Creates a description.
     public init(syspath: String, device: String, links: [String] = [], kind: Kind, model: String?, facing: CameraFacing,
-                mount: Int, sources: Camera.Sources, facingDetail: String, mountDetail: String) {
+                mount: Int, sources: Camera.Sources, facingDetail: String, mountDetail: String,
+                libcamera: String? = nil, libcameraDetail: String = "none", busPath: String? = nil, nodes: [String] = [],
+                nodesDetail: String = "none") {
         self.syspath = syspath
         self.device = device
         self.links = links
@@ -45,10 +59,16 @@ public struct DiscoveredCamera: Sendable, Hashable {
         self.sources = sources
         self.facingDetail = facingDetail
         self.mountDetail = mountDetail
+        self.libcamera = libcamera
+        self.libcameraDetail = libcameraDetail
+        self.busPath = busPath
+        self.nodes = nodes
+        self.nodesDetail = nodesDetail
     }
 
-    /// Whether `path` names this camera's node, directly or through one of udev's links.
-    public func answers(to path: String) -> Bool { device == path || links.contains(path) }
+    /// Whether `path` names this camera's node, directly or through one of udev's links, or one of its
+    /// capture nodes.
+    public func answers(to path: String) -> Bool { device == path || links.contains(path) || nodes.contains(path) }
 
     /// Orders device paths as people number them: `/dev/video2` before `/dev/video10`.
     static func precedes(_ a: String, _ b: String) -> Bool {

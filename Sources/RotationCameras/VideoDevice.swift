@@ -47,6 +47,43 @@ final class VideoDevice {
         return (name, udev_device_get_sysattr_value(usb, "removable").flatMap(VideoDevice.trimmed))
     }
 
+    /// The device number as sysfs writes it (`81:3`, the `dev` attribute), or nil.
+    var number: String? { attribute("dev") }
+
+    /// The physical device the node belongs to (a sensor's I2C client, a webcam's USB interface), as a sysfs
+    /// path without symbolic links: where the node's `device` link leads, the path libcamera starts from;
+    /// without the link, the directory that holds the node's `video4linux` class directory, else the nearest
+    /// parent device udev knows.
+    var physicalDevice: String? {
+        if let real = SysfsPath.resolve(syspath + "/device") { return real }
+        let parts = syspath.split(separator: "/", omittingEmptySubsequences: false)
+        if let i = parts.lastIndex(of: "video4linux"), i > 1 {
+            let holder = parts[..<i].joined(separator: "/")
+            return SysfsPath.resolve(holder) ?? holder
+        }
+        guard let parent = udev_device_get_parent(device) else { return nil }
+        return udev_device_get_syspath(parent).map { String(cString: $0) }
+    }
+
+    /// The node's parent device when it is a USB interface: its kernel driver (`uvcvideo`), when known, and
+    /// its `bInterfaceClass` (`0e` for the USB Video Class), when known; nil when the parent is not a USB
+    /// interface.
+    var usbInterface: (driver: String?, interfaceClass: String?)? {
+        guard let parent = udev_device_get_parent_with_subsystem_devtype(device, "usb", "usb_interface") else { return nil }
+        let driver = udev_device_get_driver(parent).flatMap(VideoDevice.trimmed)
+            ?? udev_device_get_property_value(parent, "DRIVER").flatMap(VideoDevice.trimmed)
+        return (driver, udev_device_get_sysattr_value(parent, "bInterfaceClass").flatMap(VideoDevice.trimmed))
+    }
+
+    /// The `video4linux` device with device number `number` (`major:minor`), or nil.
+    static func withNumber(_ number: String, udev: OpaquePointer) -> VideoDevice? {
+        let parts = number.split(separator: ":")
+        guard parts.count == 2, let major = UInt64(parts[0]), let minor = UInt64(parts[1]) else { return nil }
+        // glibc's makedev().
+        let dev = ((major & 0xFFFF_F000) << 32) | ((major & 0xFFF) << 8) | ((minor & 0xFFFF_FF00) << 12) | (minor & 0xFF)
+        return udev_device_new_from_devnum(udev, CChar(UInt8(ascii: "c")), dev_t(dev)).map(VideoDevice.init(owning:))
+    }
+
     private static func trimmed(_ text: UnsafePointer<CChar>) -> String? {
         let s = String(cString: text)
         let t = s.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()

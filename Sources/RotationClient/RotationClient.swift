@@ -3,19 +3,53 @@ import RotationEngine
 import Synchronization
 
 /// A subscriber to rotationd: connects to its socket, presents what it publishes as an `AsyncSequence`,
-/// and reconnects with backoff when the service goes away.
+/// reconnects with backoff when the service goes away, and keeps the recent states it received to tell
+/// the capture angle at a moment.
 public final class RotationClient: Sendable {
     /// The socket path.
     public let path: String
+    private let history: Mutex<StateHistory>
 
     /// Uses `path`, or the default path: `ROTATIOND_SOCKET`, else the per-user socket when it exists
-    /// (root: the system one), else the system socket (`SocketPath.resolveForClient`).
-    public init(path: String? = nil) {
+    /// (root: the system one), else the system socket (`SocketPath.resolveForClient`). The client keeps the
+    /// latest `historyLimit` states that `events()` receives (`state(at:)`).
+    public init(path: String? = nil, historyLimit: Int = 256) {
         self.path = SocketPath.resolveForClient(explicit: path, environment: { getenv($0).map { String(cString: $0) } },
                                                 isRoot: geteuid() == 0, exists: { access($0, F_OK) == 0 })
+        history = Mutex(StateHistory(capacity: historyLimit))
     }
 
-    /// Connects once and returns the greeting and the current state, without reconnecting.
+    /// The state in force at `time`, seconds on CLOCK_MONOTONIC (the clock of V4L2 buffer timestamps and of a
+    /// live service's `t`), from the states `events()` has received; nil when they do not tell
+    /// (`StateHistory.state(at:)`).
+    public func state(at time: Double) -> StateEvent? { history.withLock { $0.state(at: time) } }
+
+    /// Degrees clockwise a frame taken at `time` (CLOCK_MONOTONIC seconds) by the camera `camera` names
+    /// (its name, libcamera id, node or bus path) must turn to be upright; nil when not known. Ask it once for
+    /// a recording's first frame and keep the answer: a track holds one orientation.
+    public func captureAngle(camera: String, at time: Double) -> Int? {
+        history.withLock { $0.captureAngle(camera: camera, at: time) }
+    }
+
+    /// The states received, oldest first, with where changes may have been missed.
+    public var recentStates: [StateHistory.Entry] { history.withLock { $0.entries } }
+
+    /// `nanoseconds` on CLOCK_BOOTTIME (libcamera's `SensorTimestamp`) as seconds on CLOCK_MONOTONIC, the
+    /// service's clock. The two differ by the time the system has been suspended, which is read now, between
+    /// two readings of CLOCK_MONOTONIC; convert soon after the frame, since a suspend in between moves it.
+    public static func monotonicSeconds(fromBoottimeNanoseconds nanoseconds: UInt64) -> Double {
+        let (boot, mono) = MonotonicClock.bootAndMonotonic()
+        return monotonicSeconds(fromBoottimeNanoseconds: nanoseconds, boottimeNow: boot, monotonicNow: mono)
+    }
+
+    /// The same conversion with the two clocks as read at one moment (seconds): `nanoseconds` less the time
+    /// spent suspended, `boottimeNow − monotonicNow`.
+    public static func monotonicSeconds(fromBoottimeNanoseconds nanoseconds: UInt64, boottimeNow: Double, monotonicNow: Double) -> Double {
+        Double(nanoseconds) / 1e9 - (boottimeNow - monotonicNow)
+    }
+
+    /// Connects once and returns the greeting and the current state, without reconnecting; the states read
+    /// go to the history (`state(at:)`).
     ///
     /// A service that was idle (sensor `idle`: not sampling because nobody was subscribed) starts
     /// sampling as this connection arrives; the state then says nothing about the device, so this waits
@@ -31,10 +65,14 @@ public final class RotationClient: Sendable {
         guard let second = try c.readLine(timeout: timeout), case .state(let state)? = ServerMessage.decode(second) else {
             throw ClientError(path: path, reason: "no state after the greeting")
         }
+        history.withLock { $0.record(state, newConnection: true) }
         guard state.sensor == .idle else { return (hello, state, second) }
         let deadline = MonotonicClock.now + idleWait
         while case let left = deadline - MonotonicClock.now, left > 0, let line = try c.readLine(timeout: left) {
-            if case .state(let next)? = ServerMessage.decode(line), next.sensor != .idle { return (hello, next, line) }
+            if case .state(let next)? = ServerMessage.decode(line) {
+                history.withLock { $0.record(next) }
+                if next.sensor != .idle { return (hello, next, line) }
+            }
         }
         return (hello, state, second)
     }
@@ -57,6 +95,7 @@ public final class RotationClient: Sendable {
                 do {
                     let c = try LineConnection(path: path)
                     var greeted = false
+                    var recordedOnConnection = false
                     while true {
                         let next: String?
                         do { next = try c.readLine(shouldStop: { flag.isSet }) } catch {
@@ -65,6 +104,11 @@ public final class RotationClient: Sendable {
                         }
                         guard let line = next else { break }
                         guard let message = ServerMessage.decode(line) else { continue }
+                        if case .state(let state) = message {
+                            let first = !recordedOnConnection
+                            recordedOnConnection = true
+                            self.history.withLock { $0.record(state, newConnection: first) }
+                        }
                         if case .hello(let hello) = message, !greeted {
                             greeted = true
                             guard hello.protocolVersion == Hello.currentProtocol else {
@@ -104,9 +148,20 @@ public final class RotationClient: Sendable {
 
 /// Seconds on CLOCK_MONOTONIC.
 enum MonotonicClock {
-    static var now: Double {
+    static var now: Double { read(CLOCK_MONOTONIC) }
+
+    /// CLOCK_BOOTTIME and CLOCK_MONOTONIC at one moment: CLOCK_BOOTTIME read between two readings of
+    /// CLOCK_MONOTONIC, and their middle.
+    static func bootAndMonotonic() -> (boot: Double, monotonic: Double) {
+        let before = read(CLOCK_MONOTONIC)
+        let boot = read(CLOCK_BOOTTIME)
+        let after = read(CLOCK_MONOTONIC)
+        return (boot, (before + after) / 2)
+    }
+
+    private static func read(_ clock: clockid_t) -> Double {
         var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
+        clock_gettime(clock, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }

@@ -29,15 +29,24 @@ public struct Camera: Sendable, Hashable {
         public static let `default` = Sources(facing: .default, mount: .default)
     }
 
-    /// The most cameras a state carries: every state line lists every camera and must stay within the
-    /// protocol's 4096-byte line limit.
-    public static let maxCount = 8
+    /// The most cameras a state carries: every state line lists every camera, each with all its names, and
+    /// must stay within the protocol's 4096-byte line limit.
+    public static let maxCount = 6
     /// The longest name, in bytes.
     public static let maxNameBytes = 32
     /// The longest device path, in bytes.
     public static let maxDeviceBytes = 64
     /// The longest model, in bytes once written as a JSON string with its quotes.
     public static let maxModelJSONBytes = 66
+    /// The longest libcamera id, in bytes once written as a JSON string with its quotes (an ACPI path's
+    /// leading backslash takes two).
+    public static let maxLibcameraJSONBytes = 96
+    /// The longest bus path, in bytes.
+    public static let maxBusPathBytes = 64
+    /// The most capture nodes listed for one camera.
+    public static let maxNodes = 4
+    /// The longest capture node path, in bytes.
+    public static let maxNodeBytes = 24
 
     /// A short name, unique among the cameras (`front`, `back`, `external2`).
     public var name: String
@@ -51,16 +60,27 @@ public struct Camera: Sendable, Hashable {
     public var model: String?
     /// Where `facing` and `mount` came from; nil when a message did not say.
     public var source: Sources?
+    /// The id libcamera gives this camera (its `Camera::id()`, which PipeWire publishes as
+    /// `api.libcamera.path`), when known.
+    public var libcamera: String?
+    /// udev's `ID_PATH` for the camera's node (PipeWire's `device.bus-path` for a V4L2 node), when known.
+    public var busPath: String?
+    /// The capture nodes that deliver this camera's frames: a capture node's own `/dev/videoN`, or for a
+    /// sensor the nodes its data reaches in the media graph; empty when unknown.
+    public var nodes: [String]
 
     /// Creates a camera; `mount` is reduced to 0..<360.
     public init(name: String, facing: CameraFacing, mount: Int, device: String? = nil, model: String? = nil,
-                source: Sources? = .config) {
+                source: Sources? = .config, libcamera: String? = nil, busPath: String? = nil, nodes: [String] = []) {
         self.name = name
         self.facing = facing
         self.mount = Camera.wrap(mount)
         self.device = device
         self.model = model
         self.source = source
+        self.libcamera = libcamera
+        self.busPath = busPath
+        self.nodes = nodes
     }
 
     /// The default set: one front and one back camera, both mounted at 90°, the common phone convention.
@@ -80,6 +100,30 @@ public struct Camera: Sendable, Hashable {
         }
     }
 
+    /// The EXIF Orientation value (TIFF tag 274) for a frame from this camera taken at `rotation`: 1, 6, 3
+    /// or 8 for a capture angle of 0, 90, 180 or 270 degrees clockwise.
+    public func exifOrientation(for rotation: Rotation) -> Int {
+        Camera.exifOrientation(captureAngle: captureAngle(for: rotation))
+    }
+
+    /// The EXIF Orientation value that tells a viewer to turn a frame `angle` degrees clockwise (a multiple
+    /// of 90): 0 → 1, 90 → 6, 180 → 3, 270 → 8. A viewer turns the stored pixels by it; the mirrored values
+    /// (2, 4, 5, 7) are never needed, since rotationd's angles turn without mirroring.
+    public static func exifOrientation(captureAngle angle: Int) -> Int {
+        switch wrap(angle) {
+        case 90: return 6
+        case 180: return 3
+        case 270: return 8
+        default: return 1
+        }
+    }
+
+    /// Degrees clockwise a frame must still turn at `rotation` once a program has applied the mount itself
+    /// (as programs that turn frames by the sensor rotation libcamera or PipeWire report do): the capture
+    /// angle less the mount, (capture − mount) mod 360, which is r for a back camera, (360 − r) mod 360 for
+    /// a front camera and 0 for an external one.
+    public func deviceTurn(for rotation: Rotation) -> Int { Camera.wrap(captureAngle(for: rotation) - mount) }
+
     /// Degrees clockwise a preview must turn to look upright in a user interface that is itself turned `ui` degrees clockwise.
     ///
     /// back: (mount + r − u) mod 360; front and external: (mount − r + u) mod 360. An external camera stays
@@ -92,11 +136,38 @@ public struct Camera: Sendable, Hashable {
         }
     }
 
+    /// Whether `name` can be a camera's name: 1 to `maxNameBytes` bytes, without control characters, quotes or
+    /// backslashes (so it is as long in a JSON line as it is in bytes).
+    public static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= maxNameBytes && !needsEscaping(name)
+    }
+
+    /// Whether `path` can be one of a camera's `nodes`: a device path of at most `maxNodeBytes` bytes.
+    public static func isValidNode(_ path: String) -> Bool { isValidDevice(path) && path.utf8.count <= maxNodeBytes }
+
+    /// Whether `path` can be a camera's bus path: 1 to `maxBusPathBytes` bytes without control characters,
+    /// quotes, backslashes or spaces.
+    public static func isValidBusPath(_ path: String) -> Bool {
+        !path.isEmpty && path.utf8.count <= maxBusPathBytes && !needsEscaping(path) && !path.contains(" ")
+    }
+
+    /// Whether `id` can be a camera's libcamera id: not empty, without control characters, and at most
+    /// `maxLibcameraJSONBytes` bytes once written as a JSON string.
+    public static func isValidLibcameraID(_ id: String) -> Bool {
+        guard !id.isEmpty, !id.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return false }
+        var quoted = ""
+        JSONWriter.appendString(id, to: &quoted)
+        return quoted.utf8.count <= maxLibcameraJSONBytes
+    }
+
+    private static func needsEscaping(_ s: String) -> Bool {
+        s.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0 == "\"" || $0 == "\\" }
+    }
+
     /// Whether `path` can be a camera's `device`: absolute, at most `maxDeviceBytes` bytes, and without control
     /// characters, quotes or backslashes (so it is as long in a JSON line as it is on disk).
     public static func isValidDevice(_ path: String) -> Bool {
-        path.hasPrefix("/") && path.utf8.count <= maxDeviceBytes
-            && !path.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0 == "\"" || $0 == "\\" }
+        path.hasPrefix("/") && path.utf8.count <= maxDeviceBytes && !needsEscaping(path)
     }
 
     /// The mount for a sensor that reports `V4L2_CID_CAMERA_SENSOR_ROTATION` = `rotation`: that control is the

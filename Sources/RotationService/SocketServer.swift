@@ -86,13 +86,18 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     }
 
     /// The longest camera list a state can carry: `Camera.maxCount` cameras whose every string has the most
-    /// bytes JSON can make of it (a name of control characters, the longest device and model).
+    /// bytes JSON can make of it (the longest name, device, model, bus path and capture nodes, and a libcamera
+    /// id of backslashes, which JSON doubles).
     public static var widestCameras: [Camera] {
         let model = String(repeating: "m", count: Camera.maxModelJSONBytes - 2)
         let device = "/" + String(repeating: "d", count: Camera.maxDeviceBytes - 1)
+        let libcamera = String(repeating: "\\", count: (Camera.maxLibcameraJSONBytes - 2) / 2)
+        let busPath = String(repeating: "b", count: Camera.maxBusPathBytes)
+        let node = "/" + String(repeating: "n", count: Camera.maxNodeBytes - 1)
         return (0..<Camera.maxCount).map { _ in
-            Camera(name: String(repeating: "\u{1}", count: Camera.maxNameBytes), facing: .external, mount: 270,
-                   device: device, model: model, source: .init(facing: .usbPort, mount: .default))
+            Camera(name: String(repeating: "c", count: Camera.maxNameBytes), facing: .external, mount: 270,
+                   device: device, model: model, source: .init(facing: .usbPort, mount: .default),
+                   libcamera: libcamera, busPath: busPath, nodes: Array(repeating: node, count: Camera.maxNodes))
         }
     }
 

@@ -53,6 +53,7 @@ final class CameraInput: @unchecked Sendable {
         let cam = c.camera
         let source = cam.source ?? .default
         return "\(cam.name): \(cam.device ?? "no device")\(cam.model.map { " (\($0))" } ?? ""), facing \(cam.facing.rawValue) (\(source.facing.rawValue)), mount \(cam.mount)° (\(source.mount.rawValue))"
+            + (cam.libcamera.map { ", libcamera \($0)" } ?? "") + (cam.nodes.isEmpty || cam.nodes == [cam.device] ? "" : ", capture nodes \(cam.nodes.joined(separator: " "))")
     }
 
     /// `rotationd --list`'s camera part: every camera as it would be published, then the nodes that are not

@@ -42,8 +42,9 @@ struct Options {
       --no-gyro             ignore gyroscope input, use the accelerometer alone
       --camera NAME:FACING:MOUNT[:DEVICE]
                             configure a camera (FACING is front, back or external; MOUNT in degrees
-                            clockwise; DEVICE its node, such as /dev/video0); repeat for each (at most 8,
-                            names unique and at most 32 bytes). Live, cameras are also found through udev
+                            clockwise; DEVICE its node, such as /dev/video0); repeat for each (at most 6,
+                            names unique, at most 32 bytes, without control characters, quotes or
+                            backslashes). Live, cameras are also found through udev
                             and followed as they come and go; a configured camera overrides the found one
                             with its DEVICE (or, without one, its NAME). --replay without --camera uses
                             front:front:90 and back:back:90
@@ -202,6 +203,9 @@ struct Options {
         }
         guard parts[0].utf8.count <= Camera.maxNameBytes else {
             throw UsageError(description: "--camera \(s): the name is \(parts[0].utf8.count) bytes long; use at most \(Camera.maxNameBytes)")
+        }
+        guard Camera.isValidName(String(parts[0])) else {
+            throw UsageError(description: "--camera \(s): a name must not hold control characters, quotes or backslashes; use letters, digits and dashes such as usb-left")
         }
         var device: String?
         if parts.count == 4 {

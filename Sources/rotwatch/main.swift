@@ -6,7 +6,8 @@ let usage = """
 usage: rotwatch [--json] [--once] [--socket PATH] [--version]
 
 Shows what rotationd publishes, like monitor-sensor: a header line naming the service, the sensor and
-the cameras (with each one's device node), then one line per change with the time (monotonic seconds,
+the cameras (with each one's device node, libcamera id, udev bus path and capture nodes, when known),
+then one line per change with the time (monotonic seconds,
 trace seconds for a replay), the orientation and rotation, each camera's capture angle and the tilt.
 When a camera is plugged in or out, a "cameras:" line shows the new list before the state line.
 
@@ -74,10 +75,16 @@ while !rest.isEmpty {
 let colour = isatty(1) == 1 && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
 func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
 
-/// The cameras as one list: name, facing, mount and, when known, the device node.
+/// The cameras as one list: name, facing, mount and, when known, the device node, libcamera's id, udev's
+/// bus path and the capture nodes (when they are not just the device).
 func cameraList(_ cameras: [Camera]) -> String {
     let cams = cameras.map { c in
-        "\(c.name) (\(c.facing.rawValue), mount \(c.mount)°\(c.device.map { ", \($0)" } ?? ""))"
+        var parts = [c.facing.rawValue, "mount \(c.mount)°"]
+        if let device = c.device { parts.append(device) }
+        if let id = c.libcamera { parts.append("libcamera \(id)") }
+        if let bus = c.busPath { parts.append("bus \(bus)") }
+        if !c.nodes.isEmpty && c.nodes != [c.device] { parts.append("nodes " + c.nodes.joined(separator: " ")) }
+        return "\(c.name) (\(parts.joined(separator: ", ")))"
     }.joined(separator: ", ")
     return cams.isEmpty ? "none" : cams
 }

@@ -103,7 +103,8 @@ struct CameraDiscoveryTests {
     @Test("a webcam plugged in and out while serving is a state change each way within a second; a later client's hello lists it; the camera thread sleeps in between")
     func hotPlug() throws {
         let socket = CameraRun.socketPath("plug")
-        let onlyFront = #""cameras":\[\{"name":"front"[^]]*\]\}$"#
+        // A state whose list holds the front camera and no other: no second "name" after it.
+        let onlyFront = #""cameras":\[\{"name":"front"(?:(?!"name":).)*$"#
         let r = try CameraRun.run(devices: ["camera-builtin.umockdev"], steps: [
             ["guard-video-nodes"], ["start"],
             ["connect", socket, 5], ["wait-sock", "\"sensor\":\"none\"", 5],
@@ -142,12 +143,12 @@ struct CameraDiscoveryTests {
             ["add", "camera-webcam.umockdev"], ["uevent", Self.webcam, "add"],
             ["wait-sock", "\"device\":\"/dev/video2\"", 1],
             ["uevent", Self.webcam, "remove"], ["remove", Self.webcam],
-            ["wait-sock", #""cameras":\[\{"name":"front"[^]]*\]\}$"#, 1],
+            ["wait-sock", #""cameras":\[\{"name":"front"(?:(?!"name":).)*$"#, 1],
         ], arguments: ["--serve", "--socket", socket])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
     }
 
-    @Test("a convertible turned while a webcam is plugged in: the built-in front camera's capture angle follows the turns, the webcam's stays at its mount")
+    @Test("a convertible turned while a webcam is plugged in: the built-in front camera's capture angle and EXIF Orientation follow the turns, the webcam's stay at its mount")
     func convertibleAngles() throws {
         let socket = CameraRun.socketPath("turn")
         // Raw readings of the polled fixture's accelerometer (scale 0.019163, its mount matrix applied).
@@ -169,13 +170,14 @@ struct CameraDiscoveryTests {
         var seen: [Int: [String]] = [:]
         for s in r.socket(1) where s["type"] as? String == "state" {
             guard let rotation = s["rotation"] as? Int, CameraRun.cameras(s).count == 2 else { continue }
-            seen[rotation] = CameraRun.cameras(s).map { "\($0["name"] ?? "") \($0["capture"] ?? "")" }
+            seen[rotation] = CameraRun.cameras(s).map { "\($0["name"] ?? "") \($0["capture"] ?? "") exif \($0["exif"] ?? "")" }
         }
-        // front, mount 0: (0 − r) mod 360; external: its mount, 0, whatever the rotation.
-        #expect(seen[0] == ["front 0", "external 0"], "\(r.transcript)")
-        #expect(seen[270] == ["front 90", "external 0"], "\(r.transcript)")
-        #expect(seen[180] == ["front 180", "external 0"], "\(r.transcript)")
-        #expect(seen[90] == ["front 270", "external 0"], "\(r.transcript)")
+        // front, mount 0: (0 − r) mod 360; external: its mount, 0, whatever the rotation. EXIF Orientation
+        // 1, 6, 3, 8 for 0, 90, 180, 270 clockwise.
+        #expect(seen[0] == ["front 0 exif 1", "external 0 exif 1"], "\(r.transcript)")
+        #expect(seen[270] == ["front 90 exif 6", "external 0 exif 1"], "\(r.transcript)")
+        #expect(seen[180] == ["front 180 exif 3", "external 0 exif 1"], "\(r.transcript)")
+        #expect(seen[90] == ["front 270 exif 8", "external 0 exif 1"], "\(r.transcript)")
     }
 
     @Test("--camera overrides a found camera by device link or by name; the other found cameras keep their own values")

@@ -42,4 +42,33 @@ struct CameraAngleTests {
             #expect(back.previewAngle(for: r, interfaceRotation: r.degrees) == 90)
         }
     }
+
+    @Test("EXIF Orientation for a clockwise capture angle: 0 → 1, 90 → 6, 180 → 3, 270 → 8, for every facing and rotation")
+    func exifOrientation() {
+        #expect([0, 90, 180, 270, 360, -90].map(Camera.exifOrientation(captureAngle:)) == [1, 6, 3, 8, 1, 8])
+        for facing in CameraFacing.allCases {
+            for mount in [0, 90, 180, 270] {
+                let cam = Camera(name: "c", facing: facing, mount: mount)
+                for rotation in [Rotation.normal, .leftUp, .bottomUp, .rightUp] {
+                    let want = [0: 1, 90: 6, 180: 3, 270: 8][cam.captureAngle(for: rotation)]
+                    #expect(cam.exifOrientation(for: rotation) == want)
+                }
+            }
+        }
+    }
+
+    @Test("the turn left once a program applies the mount is r for a back camera, 360 − r for a front one and 0 for an external one")
+    func deviceTurn() {
+        for rotation in [Rotation.normal, .leftUp, .bottomUp, .rightUp] {
+            let r = rotation.degrees
+            for mount in [0, 90, 180, 270] {
+                #expect(Camera(name: "b", facing: .back, mount: mount).deviceTurn(for: rotation) == r)
+                #expect(Camera(name: "f", facing: .front, mount: mount).deviceTurn(for: rotation) == (360 - r) % 360)
+                #expect(Camera(name: "e", facing: .external, mount: mount).deviceTurn(for: rotation) == 0)
+                // Applying the mount, then the device turn, is the capture angle.
+                let cam = Camera(name: "f", facing: .front, mount: mount)
+                #expect((mount + cam.deviceTurn(for: rotation)) % 360 == cam.captureAngle(for: rotation))
+            }
+        }
+    }
 }

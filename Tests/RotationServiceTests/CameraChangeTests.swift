@@ -38,7 +38,7 @@ struct CameraChangeTests {
         #expect(last.state == decided.state && last.sensor == .ok)
         #expect(last.cameras == [Self.front, Self.webcam])
         // front mount 0 at left-up: (0 − 90) mod 360; the webcam keeps its mount.
-        #expect(last.jsonLine.contains(#""capture":270},{"name":"external""#) && last.jsonLine.hasSuffix(#""capture":0}]}"#))
+        #expect(last.jsonLine.contains(#""capture":270,"exif":8},{"name":"external""#) && last.jsonLine.hasSuffix(#""capture":0,"exif":1}]}"#))
         // Samples after the change keep the new list.
         for i in 0..<50 { runner.feed(Self.upright(3 + Double(i) * 0.02)) }
         #expect(out.published.last!.state.rotation == .normal && out.published.last!.cameras.count == 2)
@@ -68,9 +68,17 @@ struct CameraChangeTests {
         #expect(hello.contains(#""device":"/dev/video2","model":"UVC Camera","source":{"facing":"default","mount":"default"}"#), "\(hello)")
     }
 
-    @Test("the longest camera list a state can carry fits the protocol's line limit")
+    @Test("the longest camera list a state can carry, every name of every camera at its longest, fits the protocol's line limit")
     func widestListFits() throws {
-        try SocketServer.checkLineLengths(cameras: SocketServer.widestCameras)
-        #expect(SocketServer.widestCameras.count == Camera.maxCount)
+        let widest = SocketServer.widestCameras
+        try SocketServer.checkLineLengths(cameras: widest)
+        #expect(widest.count == Camera.maxCount)
+        #expect(widest.allSatisfy { $0.nodes.count == Camera.maxNodes && $0.libcamera.map(Camera.isValidLibcameraID) == true })
+        let state = StateEvent(seq: Int.max, time: -1e12, state: DeviceState(rotation: .rightUp, tilt: .tiltedDown, flat: false, inputs: .accelGyro),
+                               cameras: widest, sensor: .lost, missed: Int.max).jsonLine
+        #expect(state.utf8.count <= ClientCommand.maxLineBytes, "\(state.utf8.count) bytes")
+        // One camera more would not fit: the limit is what the line allows, not less.
+        let more = widest + [widest[0]]
+        #expect(throws: (any Error).self) { try SocketServer.checkLineLengths(cameras: more) }
     }
 }

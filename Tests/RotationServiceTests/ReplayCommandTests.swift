@@ -116,7 +116,7 @@ struct ReplayCommandTests {
         #expect(flat.out == paced.out)
     }
 
-    @Test("--camera refuses a repeated name, an over-long name and a ninth camera; eight long names fit a line")
+    @Test("--camera refuses a repeated name, an over-long name, a name JSON would escape and a seventh camera; six long names fit a line")
     func cameraLimits() throws {
         let dir = try ScratchDirectory()
         let path = dir.path("t.csv")
@@ -128,16 +128,19 @@ struct ReplayCommandTests {
         let tooLong = try Self.run(["--replay", path, "--camera", "\(long):front:0"], in: dir, tag: "long")
         #expect(tooLong.status == 2)
         #expect(tooLong.err.contains("at most 32"), "\(tooLong.err)")
-        let nine = (1...9).flatMap { ["--camera", "c\($0):front:0"] }
-        let many = try Self.run(["--replay", path] + nine, in: dir, tag: "many")
+        let escaped = try Self.run(["--replay", path, "--camera", "a\u{1}b:front:0"], in: dir, tag: "escaped")
+        #expect(escaped.status == 2)
+        #expect(escaped.err.contains("control characters, quotes or backslashes"), "\(escaped.err)")
+        let seven = (1...7).flatMap { ["--camera", "c\($0):front:0"] }
+        let many = try Self.run(["--replay", path] + seven, in: dir, tag: "many")
         #expect(many.status == 2)
-        #expect(many.err.contains("at most 8"), "\(many.err)")
-        #expect(twice.out.isEmpty && tooLong.out.isEmpty && many.out.isEmpty)
-        // Eight 32-byte names made of characters JSON must escape still keep each line within 4096 bytes.
-        let eight = (0..<8).flatMap { i in
-            ["--camera", String(repeating: "\u{1}", count: 31) + "\(i):external:270"]
+        #expect(many.err.contains("at most 6"), "\(many.err)")
+        #expect(twice.out.isEmpty && tooLong.out.isEmpty && escaped.out.isEmpty && many.out.isEmpty)
+        // Six 32-byte names with 64-byte devices keep each line within 4096 bytes.
+        let six = (0..<6).flatMap { i in
+            ["--camera", String(repeating: "n", count: 31) + "\(i):external:270:/" + String(repeating: "d", count: 62) + "\(i)"]
         }
-        let fits = try Self.run(["--replay", path] + eight, in: dir, tag: "eight")
+        let fits = try Self.run(["--replay", path] + six, in: dir, tag: "six")
         #expect(fits.status == 0, "\(fits.err)")
         let lines = fits.out.split(separator: "\n")
         #expect(!lines.isEmpty)

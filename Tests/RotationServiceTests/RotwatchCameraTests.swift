@@ -39,4 +39,25 @@ struct RotwatchCameraTests {
         // Capture angles come from the engine: front (0 − 90) mod 360, the webcam its mount.
         #expect(out[3].contains("front 270°") && out[3].contains("external 0°"), "\(out)")
     }
+
+    @Test("the camera list names libcamera's id, the bus path and a sensor's capture nodes")
+    func programNames() throws {
+        let dir = try ScratchDirectory()
+        let socket = dir.path("s.sock")
+        let sensor = #"{"name":"back","facing":"back","mount":270,"device":"/dev/v4l-subdev1","model":"ov8865 3-0010","source":{"facing":"sensor","mount":"sensor"},"libcamera":"\\_SB_.PCI0.I2C3.CAM1","bus_path":"pci-0000:00:15.3-platform-i2c_designware.3","nodes":["/dev/video11"]}"#
+        let webcam = #"{"name":"external","facing":"external","mount":0,"device":"/dev/video2","model":"UVC Camera","source":{"facing":"default","mount":"default"},"libcamera":"\\_SB_.PCI0.XHC_-1:1.0-046d:0825","bus_path":"pci-0000:00:14.0-usb-0:1:1.0","nodes":["/dev/video2"]}"#
+        let hello = #"{"type":"hello","protocol":1,"service":"rotationd","version":"0.1.0","sensor":null,"cameras":["# + sensor + "," + webcam
+            + #"],"events":["state"],"samples":false}"#
+        let state = #"{"type":"state","seq":1,"t":3.5,"rotation":0,"orientation":"normal","tilt":"vertical","flat":false,"inputs":"accel","sensor":"ok","cameras":["#
+            + sensor.dropLast() + #","capture":270,"exif":8},"# + webcam.dropLast() + #","capture":0,"exif":1}]}"#
+        // Raw bytes literals keep the JSON's backslashes as they are.
+        let service = try ClientToolsTests.scriptedService(socket: socket, lines: [hello, state].map { "rb'\($0)' + b'\\n'" },
+                                                           pause: 0.1, in: dir, tag: "svc")
+        let run = try ClientToolsTests.run(PackagePaths.binary("rotwatch"), ["--socket", socket, "--once"], in: dir, tag: "once")
+        service.stop()
+        #expect(run.status == 0, "\(run.err)")
+        let header = run.out.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(header.hasSuffix(#"| cameras: back (back, mount 270°, /dev/v4l-subdev1, libcamera \_SB_.PCI0.I2C3.CAM1, bus pci-0000:00:15.3-platform-i2c_designware.3, nodes /dev/video11), external (external, mount 0°, /dev/video2, libcamera \_SB_.PCI0.XHC_-1:1.0-046d:0825, bus pci-0000:00:14.0-usb-0:1:1.0)"#),
+                "\(run.out)\(run.err)")
+    }
 }

@@ -70,7 +70,7 @@ struct SocketServerLimitTests {
 
     @Test("the service refuses, at startup, cameras whose lines could exceed 4096 bytes")
     func startupLineCheck() throws {
-        let ok = (0..<8).map { _ in Camera(name: String(repeating: "\u{1}", count: 32), facing: .external, mount: 270) }
+        let ok = SocketServer.widestCameras
         #expect(throws: Never.self) { try SocketServer.checkLineLengths(cameras: ok) }
         let many = (0..<40).map { _ in Camera(name: String(repeating: "\u{1}", count: 32), facing: .external, mount: 270) }
         do {

@@ -1,6 +1,7 @@
 extension Camera {
-    /// Decodes one camera object: `name`, `facing` and `mount` are required; `device`, `model` (a string or
-    /// null) and `source` may be absent. Other members, such as `capture`, are ignored.
+    /// Decodes one camera object: `name`, `facing` and `mount` are required; `device`, `model`, `libcamera`,
+    /// `bus_path` (each a string or null), `nodes` (an array of strings) and `source` may be absent, as they
+    /// are from an older service. Other members, such as `capture` and `exif`, are ignored.
     public init?(json: JSONValue) {
         guard let name = json["name"]?.stringValue,
               let f = json["facing"]?.stringValue, let facing = CameraFacing(rawValue: f),
@@ -9,17 +10,28 @@ extension Camera {
             guard let v = json[key], !v.isNull else { return .some(nil) }
             return v.stringValue.map { .some($0) }
         }
-        guard let device = optionalString("device"), let model = optionalString("model") else { return nil }
+        guard let device = optionalString("device"), let model = optionalString("model"),
+              let libcamera = optionalString("libcamera"), let busPath = optionalString("bus_path") else { return nil }
+        var nodes: [String] = []
+        if let n = json["nodes"], !n.isNull {
+            guard let items = n.arrayValue else { return nil }
+            for item in items {
+                guard let node = item.stringValue else { return nil }
+                nodes.append(node)
+            }
+        }
         var source: Sources?
         if let s = json["source"], !s.isNull {
             guard let f = s["facing"]?.stringValue, let m = s["mount"]?.stringValue else { return nil }
             source = Sources(facing: CameraValueSource(rawValue: f), mount: CameraValueSource(rawValue: m))
         }
-        self.init(name: name, facing: facing, mount: mount, device: device, model: model, source: source)
+        self.init(name: name, facing: facing, mount: mount, device: device, model: model, source: source,
+                  libcamera: libcamera, busPath: busPath, nodes: nodes)
     }
 
-    /// Encodes cameras as a JSON array of objects with `name`, `facing`, `mount`, `device`, `model` and
-    /// `source` (left out when unknown); `extra` may add members to each object after those.
+    /// Encodes cameras as a JSON array of objects with `name`, `facing`, `mount`, `device`, `model`, `source`
+    /// (left out when unknown), `libcamera`, `bus_path` and `nodes`; `extra` may add members to each object
+    /// after those.
     public static func jsonArray(_ cameras: [Camera], extra: (Camera, inout JSONWriter) -> Void = { _, _ in }) -> String {
         var out = "["
         for (i, cam) in cameras.enumerated() {
@@ -36,6 +48,14 @@ extension Camera {
                 s.add("mount", source.mount.rawValue)
                 w.addRaw("source", s.object)
             }
+            w.add("libcamera", cam.libcamera)
+            w.add("bus_path", cam.busPath)
+            var nodes = "["
+            for (j, node) in cam.nodes.enumerated() {
+                if j > 0 { nodes += "," }
+                JSONWriter.appendString(node, to: &nodes)
+            }
+            w.addRaw("nodes", nodes + "]")
             extra(cam, &w)
             out += w.object
         }

@@ -38,8 +38,8 @@ public struct StateEvent: Sendable, Hashable {
 
     /// Decodes a `state` object; nil when `json` is not one or its members contradict each other.
     ///
-    /// A `t` of `null` (no sample yet) decodes as NaN. Each camera's `capture` is recomputed from the
-    /// rotation, so it is not read back.
+    /// A `t` of `null` (no sample yet) decodes as NaN. Each camera's `capture` and `exif` are recomputed
+    /// from the rotation, so they are not read back.
     public init?(json: JSONValue) {
         guard json["type"]?.stringValue == "state",
               let seq = json["seq"]?.intValue,
@@ -88,8 +88,12 @@ public struct StateEvent: Sendable, Hashable {
         return w.object
     }
 
-    /// The cameras as a JSON array, each with its capture angle (`null` while the rotation is unknown).
+    /// The cameras as a JSON array, each with its capture angle and the EXIF Orientation for it (both `null`
+    /// while the rotation is unknown).
     public static func camerasJSON(_ cameras: [Camera], rotation: Rotation?) -> String {
-        Camera.jsonArray(cameras) { cam, w in w.add("capture", rotation.map { cam.captureAngle(for: $0) }) }
+        Camera.jsonArray(cameras) { cam, w in
+            w.add("capture", rotation.map { cam.captureAngle(for: $0) })
+            w.add("exif", rotation.map { cam.exifOrientation(for: $0) })
+        }
     }
 }
