@@ -9,9 +9,10 @@ set -e
 #   cameras:  linux-libc-dev (the V4L2 headers); the capture example (Docs/examples/capture.py) and its test
 #     need GStreamer through python3-gi: videotestsrc, videoconvert and appsink (base), videobox, videoflip,
 #     jpegenc and jpegdec (good)
+#   the release link's list of hot functions (scripts/hot-functions.sh):  valgrind
 PKGS="libiio-dev libudev-dev linux-libc-dev umockdev python3-gi gir1.2-umockdev-1.0 systemd libiio-utils make socat locales
       debhelper scdoc man-db bash-completion binutils dpkg-dev init-system-helpers
-      gir1.2-gstreamer-1.0 python3-gst-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good"
+      gir1.2-gstreamer-1.0 python3-gst-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good valgrind"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
