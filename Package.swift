@@ -33,6 +33,7 @@ let package = Package(
         .executableTarget(name: "rotwatch", dependencies: ["RotationEngine", "RotationClient"]),
         .executableTarget(name: "engine-bench", dependencies: ["RotationEngine"]),
         .executableTarget(name: "fanout-bench", dependencies: ["RotationEngine", "RotationService"]),
+        .executableTarget(name: "follow-rotation", dependencies: ["RotationEngine", "RotationClient"]),
         .testTarget(name: "RotationEngineTests", dependencies: ["RotationEngine"]),
         .testTarget(name: "RotationSensorsTests", dependencies: ["RotationEngine", "RotationSensors"]),
         .testTarget(name: "RotationCamerasTests", dependencies: ["RotationEngine", "RotationCameras"]),

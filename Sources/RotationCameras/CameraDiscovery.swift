@@ -136,7 +136,7 @@ public enum CameraDiscovery {
                 finding.ignored = .init(device: node, reason: "udev gives no ID_V4L_CAPABILITIES")
                 return finding
             }
-            guard caps.contains(":capture:") else {
+            guard caps.split(separator: ":").contains("capture") else {
                 finding.ignored = .init(device: node, reason: "not a capture node (ID_V4L_CAPABILITIES=\(caps))")
                 return finding
             }
