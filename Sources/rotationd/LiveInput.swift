@@ -22,6 +22,7 @@ final class LiveInput: InputFeed, @unchecked Sendable {
     private let always: Bool
     private let subscribers = Mutex(0)
     private let scaleCheck = ScaleCheck()
+    private let trim = TrimAfterStart()
     // Set before sampling starts, read on the sensor thread.
     private var runner: EngineRunner?
     private var onDevice: @Sendable (String?) -> Void = { _ in }
@@ -55,10 +56,11 @@ final class LiveInput: InputFeed, @unchecked Sendable {
     private func startSampling() {
         guard let runner else { return }
         let source = self.source, onDevice = self.onDevice
-        let scale = self.scaleCheck
+        let scale = self.scaleCheck, trim = self.trim
         source.start(onSample: { sample in
                          source.setReadInterval(runner.feed(sample))
                          scale.check(source: source, runner: runner)
+                         trim.check(sample.time)
                      },
                      onStatus: { status, time in
                          switch status {
@@ -96,6 +98,9 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         let end = MonotonicClock.now()
         Log.debug("no client is connected: sampling stopped in \(Int(((end - begin) * 1000).rounded())) ms")
         runner?.setSensor(.idle, time: end)
+        // Idle, the service waits for a client with nothing running: what capturing touched can go.
+        let released = ResidentTrim.trim()
+        Log.debug("gave back \(released) kB of pages the capture touched")
     }
 
     /// Stops sampling whatever the subscriber count.
@@ -137,6 +142,28 @@ final class LiveInput: InputFeed, @unchecked Sendable {
             } else {
                 Log.debug(diagnosis.description)
             }
+        }
+    }
+
+    /// Trims the resident set (`ResidentTrim`) once, when the first capture has run for `delay` seconds:
+    /// start-up, discovery and the capture's set-up are over by then.
+    ///
+    /// Touched only on the sensor thread; a finished trim costs one comparison per sample.
+    private final class TrimAfterStart: @unchecked Sendable {
+        static let delay = 3.0
+        private var first: Double?
+        private var done = false
+
+        func check(_ time: Double) {
+            guard !done else { return }
+            guard let first else {
+                self.first = time
+                return
+            }
+            guard time - first >= TrimAfterStart.delay else { return }
+            done = true
+            let released = ResidentTrim.trim()
+            Log.debug("gave back \(released) kB of start-up pages")
         }
     }
 
