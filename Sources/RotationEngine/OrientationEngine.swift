@@ -50,6 +50,7 @@ public struct OrientationEngine: Sendable {
     private var accelMeter = TurnRateMeter()
     private var accelMotionUntil: Double = -.infinity
     private var previousGyroRate = 0.0
+    private var lastSampleHadGyro = false
     private var accelCandidate: Rotation?
     private var accelCandidateSince: Double = 0
 
@@ -94,6 +95,7 @@ public struct OrientationEngine: Sendable {
         var fused = false
         // A gyroscope found to disagree with the accelerometer is not used again (`GyroscopeCheck`).
         let trusted = check.finding == nil
+        defer { lastSampleHadGyro = sample.angularVelocity != nil }
         if trusted, let w = sample.angularVelocity, w.x.isFinite, w.y.isFinite, w.z.isFinite {
             // Only bias learning uses it, so it is tracked on gyroscope samples alone. Across a missing
             // reading it over-states the rate for one sample, which only pauses learning.
@@ -128,8 +130,9 @@ public struct OrientationEngine: Sendable {
                               weight: reference.trust(magnitude, tolerance: c.motionTolerance), proportionalGain: limits.proportionalGain,
                               integralGain: still ? limits.integralGain : 0)
             }
-            if restarted || t - lastGyroTime > c.gyroTimeout { check.restart() }
-            check.update(time: t, dt: dt, accel: lowPass.gravity, steady: !moving, rate: w)
+            // The check integrates the readings themselves, so it starts again after any sample without one.
+            if restarted || !lastSampleHadGyro || t - lastGyroTime > c.gyroTimeout { check.restart() }
+            check.update(time: t, dt: t - lastGyroTime, accel: lowPass.gravity, steady: !moving, rate: w)
             lastGyro = w
             lastGyroTime = t
             fused = check.finding == nil

@@ -24,13 +24,18 @@ final class BufferStream {
     private let values: [(format: ScanFormat, offset: Int)]
     private let timestamp: (format: ScanFormat, offset: Int)?
     private let step: Int
+    /// CLOCK_MONOTONIC minus the device's timestamp clock, in seconds, as closely as batches have shown it.
+    private var clockOffset: Double?
 
     /// Enables the buffer of `dev` with `channels` (and `timestamp`, when given) for batches of `batch` scans.
     ///
     /// Every other scan element is disabled first. The formats come from each channel's
     /// `scan_elements/in_<channel>_type`, the offsets from libiio's layout of the scan.
+    ///
+    /// A stream that is not `blocking` returns at once from `refill` with whatever scans are waiting, none
+    /// included.
     init(device dev: OpaquePointer, files: DeviceFiles, channels: [OpaquePointer], timestamp: OpaquePointer?,
-         batch: Int) throws(Refusal) {
+         batch: Int, blocking: Bool = true) throws(Refusal) {
         id = files.id
         for ch in IIOContext.channels(of: dev) where iio_channel_is_scan_element(ch) { iio_channel_disable(ch) }
         for ch in channels { iio_channel_enable(ch) }
@@ -45,6 +50,7 @@ final class BufferStream {
         guard let buf = iio_device_create_buffer(dev, batch, false) else { throw Refusal(errno: Glibc.errno) }
         buffer = buf
         self.batch = batch
+        if !blocking { _ = iio_buffer_set_blocking_mode(buf, false) }
         fd = iio_buffer_get_poll_fd(buf)
         step = iio_buffer_step(buf)
         let base = Int(bitPattern: iio_buffer_start(buf))
@@ -60,6 +66,30 @@ final class BufferStream {
 
     /// Reads the waiting batch; the bytes read, or the negative errno.
     func refill() -> Int { iio_buffer_refill(buffer) }
+
+    /// The CLOCK_MONOTONIC time of each scan of the last refill of `bytes` bytes, read at `now`.
+    ///
+    /// With a timestamp channel, a scan's time is its timestamp moved to CLOCK_MONOTONIC, whatever clock the
+    /// device stamps with (`current_timestamp_clock`): by the smallest difference between a read and the last
+    /// scan it returned seen so far, since a batch is read after its last scan was taken, never before; a
+    /// batch that waited in the buffer (a gyroscope drained with the accelerometer's batches) keeps its own
+    /// times. A difference more than a second above that is a step of the device's clock (a realtime clock set
+    /// by NTP) and is taken as the new one. Without timestamps, scans are spaced at `hz` back from the read.
+    func times(bytes: Int, hz: Double, now: Double) -> [Double] {
+        var stamps: [Int64?] = []
+        forEachScan(bytes: bytes) { _, _, _, stamp in stamps.append(stamp) }
+        guard let lastStamp = stamps.last ?? nil else {
+            return stamps.indices.map { now - Double(stamps.count - 1 - $0) / hz }
+        }
+        let candidate = now - Double(lastStamp) * 1e-9
+        if let offset = clockOffset, candidate >= offset, candidate <= offset + 1 {} else {
+            clockOffset = candidate
+        }
+        let offset = clockOffset!
+        return stamps.enumerated().map { i, stamp in
+            stamp.map { Double($0) * 1e-9 + offset } ?? now - Double(stamps.count - 1 - i) / hz
+        }
+    }
 
     /// Calls `body` for each complete scan of the last refill of `bytes` bytes, in order, with the scan's
     /// values (counts, in channel order) and its timestamp in ns when the scan has one.

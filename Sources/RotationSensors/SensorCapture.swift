@@ -212,15 +212,15 @@ final class SensorCapture {
     }
 
     /// The pace for the policy's current read interval: at the full rate, the configured frequency and about ten
-    /// wake-ups a second; while still, the lowest frequency the part offers at or above the policy's read rate,
-    /// batched to wake about once every `stillWakeInterval`.
+    /// wake-ups a second; while still, the lowest frequency the part offers at or above the policy's read rate
+    /// (and at least two samples per wake-up), batched to wake about once every `stillWakeInterval`.
     private func pace() -> Pace {
         let full = accel.frequency?.chosen ?? rate
         let interval = source.readInterval
         var hz = full, wake = 0.1
         if interval > 0 {
-            hz = min(full, accel.frequency?.value(atLeast: 1 / interval) ?? full)
             wake = source.configuration.stillWakeInterval
+            hz = min(full, accel.frequency?.value(atLeast: max(1 / interval, 2 / wake)) ?? full)
         }
         var batch = max(1, Int((hz * wake).rounded(.down)))
         for limit in [accel.batchLimit, gyroFiles == nil ? nil : gyro?.batchLimit] {
@@ -261,17 +261,25 @@ final class SensorCapture {
                 SensorLog.write(.debug, "\(accel.id): the device \(still ? "is still" : "moves"): reading it at \(FrequencyPlan.text(pace.hz)) Hz, \(pace.batch) samples per wake-up")
             }
             let streams: (accel: BufferStream, gyro: BufferStream?)
-            switch open(batch: pace.batch, gyroBuffered: gyroBuffered) {
+            switch open(pace, gyroBuffered: gyroBuffered) {
             case .success(let s): streams = s
             case .failure(let outcome): return outcome
             }
-            if let outcome = read(streams, pace: pace, still: still, first: first) { return outcome }
+            if let outcome = read(streams, pace: pace, still: still, first: first, gyroPolled: !gyroBuffered) { return outcome }
             first = false
         }
     }
 
+    /// The separate gyroscope's sampling frequency at `pace`: the choice nearest the accelerometer's from above
+    /// (cros-ec gyroscopes go no lower than 25 Hz).
+    private func gyroRate(_ pace: Pace) -> Double {
+        guard let gyro, !gyroOnAccelDevice else { return pace.hz }
+        return gyro.frequency?.value(atLeast: pace.hz) ?? pace.hz
+    }
+
     /// Enables the buffers: the accelerometer's (with its own gyroscope's channels), and a separate gyroscope's.
-    private func open(batch: Int, gyroBuffered: Bool) -> Result<(accel: BufferStream, gyro: BufferStream?), Outcome> {
+    private func open(_ pace: Pace, gyroBuffered: Bool) -> Result<(accel: BufferStream, gyro: BufferStream?), Outcome> {
+        let batch = pace.batch
         var channels = accelChannels
         if gyroOnAccelDevice, gyro != nil { channels += gyroChannels }
         let accelStream: BufferStream
@@ -284,9 +292,11 @@ final class SensorCapture {
         }
         guard gyroBuffered, let gyro, let gyroDev, let gyroFiles else { return .success((accelStream, nil)) }
         do {
+            // The same time per batch as the accelerometer's, at the gyroscope's own rate.
+            let gyroBatch = max(1, Int((gyroRate(pace) * Double(batch) / pace.hz).rounded()))
             let gyroStream = try BufferStream(device: gyroDev, files: gyroFiles, channels: gyroChannels,
                                               timestamp: gyro.hasTimestamp ? IIOContext.inputChannel(gyroDev, "timestamp") : nil,
-                                              batch: batch)
+                                              batch: gyroBatch, blocking: false)
             return .success((accelStream, gyroStream))
         } catch {
             SensorLog.once(.warning, "\(SensorError.buffer(device: gyro.id, operation: "enable", errno: error.errno)); rotations are decided from the accelerometer alone")
@@ -314,12 +324,15 @@ final class SensorCapture {
 
     /// Reads batches until the capture ends (the outcome) or the sampling policy changes pace (nil: the caller
     /// reconfigures the part and calls again). Accelerometer samples wait for the separate gyroscope's batch
-    /// that covers them, for at most one batch period more.
-    private func read(_ streams: (accel: BufferStream, gyro: BufferStream?), pace: Pace, still: Bool, first: Bool) -> Outcome? {
+    /// that covers them, for at most one batch period more; a separate gyroscope without a buffer
+    /// (`gyroPolled`) is read once a batch.
+    private func read(_ streams: (accel: BufferStream, gyro: BufferStream?), pace: Pace, still: Bool, first: Bool,
+                      gyroPolled: Bool) -> Outcome? {
         let id = accel.id
         let batchPeriod = Double(pace.batch) / pace.hz
         let silence = max(source.configuration.bufferSilence, 2 * batchPeriod)
         let period = 1 / pace.hz
+        let gyroHz = gyroRate(pace)
         var gyroStream = streams.gyro
         var pending: [Sample] = []
         var rates: [(time: Double, rate: Vector3)] = []
@@ -328,8 +341,10 @@ final class SensorCapture {
         ctx.setTimeout(milliseconds: UInt32(silence * 1000))
         while true {
             if source.stopRequested { return .stopped }
+            // While still, a separate gyroscope does not wake the thread: its buffer is drained with the
+            // accelerometer's batches, and the samples go out without waiting for it.
             var fds = [pollfd(fd: streams.accel.fd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: gyroStream?.fd ?? -1, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: still ? -1 : gyroStream?.fd ?? -1, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: source.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
             let now0 = MonotonicClock.now()
             var wait = lastAccel + silence - now0
@@ -345,13 +360,18 @@ final class SensorCapture {
                     decodeAccel(streams.accel, bytes: bytes, hz: pace.hz, into: &pending, rates: &rates)
                 }
             }
-            if let g = gyroStream, fds[1].revents != 0 {
-                switch refill(g) {
-                case .failure:
-                    gyroStream = nil
-                case .success(let bytes):
-                    lastGyro = MonotonicClock.now()
-                    decodeGyro(g, bytes: bytes, hz: pace.hz, into: &rates)
+            if let g = gyroStream, fds[1].revents != 0 || still && fds[0].revents != 0 {
+                // Everything waiting, a batch at a time (the buffer does not block).
+                drain: while true {
+                    switch refill(g) {
+                    case .failure:
+                        gyroStream = nil
+                        break drain
+                    case .success(let bytes):
+                        guard bytes > 0 else { break drain }
+                        lastGyro = MonotonicClock.now()
+                        decodeGyro(g, bytes: bytes, hz: gyroHz, into: &rates)
+                    }
                 }
             }
             let now = MonotonicClock.now()
@@ -370,15 +390,16 @@ final class SensorCapture {
             }
             // Deliver in time order: a sample once the gyroscope's readings have reached it, or once it has
             // waited a batch period for them.
-            let covered = gyroStream == nil ? Double.infinity : (rates.last?.time ?? -.infinity) + period / 2
+            let covered = gyroStream == nil || still ? Double.infinity : (rates.last?.time ?? -.infinity) + period / 2
             // A separate gyroscope without a buffer of its own is read once a batch.
-            let polled = gyro != nil && !gyroOnAccelDevice && gyroStream == nil && !pending.isEmpty ? polledGyro() : nil
+            let polled = gyro != nil && !gyroOnAccelDevice && gyroPolled && !pending.isEmpty ? polledGyro() : nil
             var sent = 0
             for sample in pending {
                 guard sample.time <= covered || now - sample.time > batchPeriod + period else { break }
                 var s = sample
                 if gyro != nil, !gyroOnAccelDevice {
-                    s.angularVelocity = gyroStream == nil ? polled : SensorCapture.rate(at: s.time, in: rates, within: 2 * period)
+                    s.angularVelocity = gyroPolled ? polled
+                        : gyroStream == nil ? nil : SensorCapture.rate(at: s.time, in: rates, within: 2 * period)
                 }
                 source.deliver(s)
                 sent += 1
@@ -414,27 +435,9 @@ final class SensorCapture {
         return .failure(.failed(.buffer(device: stream.id, operation: "read", errno: e)))
     }
 
-    /// The monotonic time of each scan of a batch read now: the read time less how much older the scan's
-    /// timestamp is than the batch's last one, so the spacing is the hardware's whatever clock the device
-    /// stamps with; without timestamps, scans are spaced at the sampling frequency back from the read.
-    private func times(_ stream: BufferStream, bytes: Int, hz: Double) -> [Double] {
-        let now = MonotonicClock.now()
-        var stamps: [Int64?] = []
-        stream.forEachScan(bytes: bytes) { _, _, _, stamp in stamps.append(stamp) }
-        let last = stamps.last ?? nil
-        return stamps.enumerated().map { i, stamp in
-            var t = now - Double(stamps.count - 1 - i) / hz
-            if let stamp, let last {
-                let age = Double(last &- stamp) * 1e-9
-                if age >= 0 && age < 10 { t = now - age }
-            }
-            return t
-        }
-    }
-
     private func decodeAccel(_ stream: BufferStream, bytes: Int, hz: Double, into pending: inout [Sample],
                              rates: inout [(time: Double, rate: Vector3)]) {
-        let times = self.times(stream, bytes: bytes, hz: hz)
+        let times = stream.times(bytes: bytes, hz: hz, now: MonotonicClock.now())
         let imu = gyroOnAccelDevice ? gyro : nil
         stream.forEachScan(bytes: bytes) { i, _, v, _ in
             let time = max(times[i], lastTime)
@@ -447,7 +450,7 @@ final class SensorCapture {
 
     private func decodeGyro(_ stream: BufferStream, bytes: Int, hz: Double, into rates: inout [(time: Double, rate: Vector3)]) {
         guard let gyro else { return }
-        let times = self.times(stream, bytes: bytes, hz: hz)
+        let times = stream.times(bytes: bytes, hz: hz, now: MonotonicClock.now())
         stream.forEachScan(bytes: bytes) { i, _, v, _ in
             rates.append((times[i], gyro.calibration.apply(raw: Vector3(v[0], v[1], v[2]))))
         }

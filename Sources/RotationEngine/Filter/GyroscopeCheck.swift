@@ -55,6 +55,7 @@ struct GyroscopeCheck: Sendable {
     }
 
     private var recent: [Entry] = []
+    private var lastInterval = 0.0
     private var attitude = Matrix.identity
     private var steadySince = -Double.infinity
     // The still test's window.
@@ -70,6 +71,7 @@ struct GyroscopeCheck: Sendable {
     mutating func restart() {
         recent.removeAll()
         steadySince = -.infinity
+        lastInterval = 0
     }
 
     /// Feeds one gyroscope reading.
@@ -86,6 +88,10 @@ struct GyroscopeCheck: Sendable {
         let length = accel.length
         guard length > 0 else { return }
         let u = accel * (1 / length)
+        // A change of cadence (a slow pace while still, readings dropped) leaves the path between the readings
+        // unknown: the turn test starts again from here.
+        if dt > 0, lastInterval > 0, dt > 1.5 * lastInterval || dt < lastInterval / 1.5 { recent.removeAll() }
+        if dt > 0 { lastInterval = dt }
         var coarse = false
         if !recent.isEmpty, dt > 0 {
             attitude = Matrix.rotation(by: rate, dt: dt) * attitude
