@@ -33,10 +33,12 @@ let package = Package(
         .executableTarget(name: "rotwatch", dependencies: ["RotationEngine", "RotationClient"]),
         .executableTarget(name: "engine-bench", dependencies: ["RotationEngine"]),
         .executableTarget(name: "fanout-bench", dependencies: ["RotationEngine", "RotationService"]),
+        // What the test targets share: where the built executables are, and their sanitizer reports.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "RotationEngineTests", dependencies: ["RotationEngine"]),
-        .testTarget(name: "RotationSensorsTests", dependencies: ["RotationEngine", "RotationSensors"]),
-        .testTarget(name: "RotationCamerasTests", dependencies: ["RotationEngine", "RotationCameras"]),
-        .testTarget(name: "RotationServiceTests", dependencies: ["RotationEngine", "RotationClient", "RotationService"]),
-        .testTarget(name: "PackagingTests"),
+        .testTarget(name: "RotationSensorsTests", dependencies: ["RotationEngine", "RotationSensors", "TestSupport"]),
+        .testTarget(name: "RotationCamerasTests", dependencies: ["RotationEngine", "RotationCameras", "TestSupport"]),
+        .testTarget(name: "RotationServiceTests", dependencies: ["RotationEngine", "RotationClient", "RotationService", "TestSupport"]),
+        .testTarget(name: "PackagingTests", dependencies: ["TestSupport"]),
     ]
 )

@@ -6,8 +6,8 @@ import Testing
 struct LinkageTests {
     @Test("rotationd and rotwatch link neither Foundation nor FoundationEssentials", arguments: ["rotationd", "rotwatch"])
     func noFoundation(command: String) throws {
-        // The debug build links the Swift libraries dynamically: Foundation would be a needed library.
-        let dynamic = try Command.output("readelf", ["-d", PackagePaths.debug(command)])
+        // The build the tests belong to links the Swift libraries dynamically: Foundation would be a needed library.
+        let dynamic = try Command.output("readelf", ["-d", PackagePaths.built(command)])
         #expect(dynamic.contains("libswiftCore.so"), "readelf -d \(command): \(dynamic)")
         #expect(!dynamic.contains("Foundation"), "\(command) needs a Foundation library:\n\(dynamic)")
         // The static release build carries the code itself: no Foundation type or function may be in it.
