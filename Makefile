@@ -10,7 +10,10 @@ BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR ?= $(PREFIX)/share/doc/rotationd
 SWIFT ?= swift
 SWIFT_FLAGS ?=
-RELEASE = $(SWIFT) build -c release --static-swift-stdlib $(SWIFT_FLAGS)
+# Full RELRO: the relocated data is made read-only, and every symbol is bound at start-up (-z now), so the GOT
+# is read-only too.
+LINK_HARDENING = -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+RELEASE = $(SWIFT) build -c release --static-swift-stdlib $(LINK_HARDENING) $(SWIFT_FLAGS)
 
 .PHONY: all deps build release binaries man deb demo test bench install install-data uninstall clean
 

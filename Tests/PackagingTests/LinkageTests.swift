@@ -17,3 +17,21 @@ struct LinkageTests {
         #expect(foundation.isEmpty, "\(command) (release) holds Foundation symbols: \(foundation.prefix(5))")
     }
 }
+
+/// How the release binaries are linked.
+@Suite("Link hardening")
+struct LinkHardeningTests {
+    @Test("The release binaries and the packaged ones are linked with full RELRO: a GNU_RELRO segment and BIND_NOW",
+          arguments: ["rotationd", "rotwatch"])
+    func fullRelro(command: String) throws {
+        let (_, root) = try DebianPackageTests.unpack()
+        for path in [PackagePaths.release(command), root.path("usr/bin/" + command)] {
+            let segments = try Command.output("readelf", ["--wide", "--program-headers", path])
+            #expect(segments.contains("GNU_RELRO"), "\(path) has no RELRO segment")
+            let dynamic = try Command.output("readelf", ["--wide", "--dynamic", path])
+            let flags = dynamic.split(separator: "\n").filter { $0.contains("(FLAGS") }
+            #expect(flags.contains { $0.contains("BIND_NOW") } && flags.contains { $0.contains("NOW") && $0.contains("FLAGS_1") },
+                    "\(path) is not bound at start-up: \(flags)")
+        }
+    }
+}
