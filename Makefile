@@ -2,9 +2,12 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR = $(DESTDIR)$(PREFIX)/bin
-# udev and systemd also read rules and units under /usr/local/lib; PREFIX=/usr puts them in /usr/lib.
-UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+# udev and systemd also read rules, units and sysusers.d files under /usr/local/lib; PREFIX=/usr puts them in
+# /usr/lib.
+UDEVDIR ?= $(PREFIX)/lib/udev
+UDEVRULESDIR ?= $(UDEVDIR)/rules.d
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR ?= $(PREFIX)/share/doc/rotationd
@@ -71,14 +74,18 @@ install: install-data
 	install -d $(BINDIR)
 	install -m 0755 $(BUILD_DIR)/rotationd $(BUILD_DIR)/rotwatch $(BINDIR)/
 
-# The udev rule, the systemd units (ExecStart points at $(PREFIX)/bin/rotationd), the man pages, the bash
-# completions and the documents.
+# The udev rule and the program it runs (the rule names it at $(UDEVDIR)), the systemd units (ExecStart points
+# at $(PREFIX)/bin/rotationd), the service's sysusers.d file, the man pages, the bash completions and the
+# documents.
 install-data: man
-	install -d $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(UNITDIR)
-	install -m 0644 udev-rules/60-rotationd.rules $(DESTDIR)$(UDEVRULESDIR)/
+	install -d $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR)
+	sed 's|@UDEVLIBDIR@|$(UDEVDIR)|g' udev-rules/60-rotationd.rules > $(DESTDIR)$(UDEVRULESDIR)/60-rotationd.rules
+	chmod 0644 $(DESTDIR)$(UDEVRULESDIR)/60-rotationd.rules
+	install -m 0755 udev-rules/rotationd-access $(DESTDIR)$(UDEVDIR)/
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/rotationd.service.in > $(DESTDIR)$(UNITDIR)/rotationd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/rotationd.service
 	install -m 0644 systemd/rotationd.socket $(DESTDIR)$(UNITDIR)/
+	install -m 0644 systemd/rotationd.sysusers $(DESTDIR)$(SYSUSERSDIR)/rotationd.conf
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 build/man/rotwatch.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 build/man/rotationd.8 $(DESTDIR)$(MANDIR)/man8/
@@ -90,7 +97,8 @@ install-data: man
 
 uninstall:
 	rm -f $(BINDIR)/rotationd $(BINDIR)/rotwatch
-	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-rotationd.rules
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-rotationd.rules $(DESTDIR)$(UDEVDIR)/rotationd-access
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/rotationd.conf
 	rm -f $(DESTDIR)$(UNITDIR)/rotationd.service $(DESTDIR)$(UNITDIR)/rotationd.socket
 	rm -f $(DESTDIR)$(MANDIR)/man1/rotwatch.1 $(DESTDIR)$(MANDIR)/man8/rotationd.8
 	rm -f $(DESTDIR)$(BASHCOMPLETIONDIR)/rotationd $(DESTDIR)$(BASHCOMPLETIONDIR)/rotwatch

@@ -4,13 +4,14 @@
 #   sensor and service tests:  umockdev python3-gi gir1.2-umockdev-1.0 systemd libiio-utils socat locales
 #   make deb (the Build-Depends of debian/control):  debhelper scdoc
 #   packaging tests:  man-db (man --warnings), bash-completion, binutils (nm, readelf), dpkg-dev,
-#     init-system-helpers (deb-systemd-helper, for the maintainer scripts run in a scratch root), lintian
+#     init-system-helpers (deb-systemd-helper, for the maintainer scripts run in a scratch root), lintian,
+#     acl (setfacl and getfacl: the udev helper grants the service read on camera sensor sub-devices with an ACL)
 set -e
 #   cameras:  linux-libc-dev (the V4L2 headers); the capture example (Docs/examples/capture.py) and its test
 #     need GStreamer through python3-gi: videotestsrc, videoconvert and appsink (base), videobox, videoflip,
 #     jpegenc and jpegdec (good)
 PKGS="libiio-dev libudev-dev linux-libc-dev umockdev python3-gi gir1.2-umockdev-1.0 systemd libiio-utils make socat locales
-      debhelper scdoc man-db bash-completion binutils dpkg-dev init-system-helpers lintian
+      debhelper scdoc man-db bash-completion binutils dpkg-dev init-system-helpers lintian acl
       gir1.2-gstreamer-1.0 python3-gst-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good"
 missing=""
 for p in $PKGS; do
