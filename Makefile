@@ -18,7 +18,7 @@ SWIFT_FLAGS ?=
 LINK_HARDENING = -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 RELEASE = $(SWIFT) build -c release --static-swift-stdlib $(LINK_HARDENING) $(SWIFT_FLAGS)
 
-.PHONY: all deps build release binaries man deb demo test bench install install-data uninstall clean
+.PHONY: all deps build release binaries man deb demo test test-sanitizers fuzz bench install install-data uninstall clean
 
 all: build
 
@@ -55,6 +55,12 @@ demo: release
 # Every test: unit tests, umockdev sensor tests and service tests with real processes.
 test: deps
 	./scripts/test.sh
+
+# Every fuzz target (Docs/fuzzing.md) as a libFuzzer fuzzer for FUZZ_SECONDS each, from the seed corpora in
+# Fuzz/corpus; a finding fails the run and is left in .build/fuzz/findings.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) ./scripts/fuzz.sh
 
 bench: release
 	./scripts/bench-quality.sh

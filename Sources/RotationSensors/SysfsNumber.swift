@@ -5,9 +5,9 @@ import Glibc
 ///
 /// The kernel writes a raw count as an integer, but some drivers (and test beds) write a decimal fraction such
 /// as `-25.6`; other readers of `_raw` take it as the number it is, and so does this one.
-enum SysfsNumber {
+package enum SysfsNumber {
     /// Why a read gave no number.
-    enum Failure: Error {
+    package enum Failure: Error {
         /// open or read failed with this errno.
         case system(Int32)
         /// The file held this text, which is not a decimal number within ±2³¹.
@@ -15,7 +15,7 @@ enum SysfsNumber {
     }
 
     /// The largest magnitude accepted: a raw count fits in 32 bits.
-    static let limit: Double = 2_147_483_648
+    package static let limit: Double = 2_147_483_648
 
     static func read(_ path: String) -> Result<Double, Failure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -38,7 +38,7 @@ enum SysfsNumber {
     ///
     /// The decimal separator is always `.`, whatever the C locale says. Infinities, NaN, hexadecimal and a
     /// magnitude beyond 2³¹ are garbage.
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Double, Failure> {
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Double, Failure> {
         var i = 0, end = bytes.count
         func blank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == 0 }
         func digit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
