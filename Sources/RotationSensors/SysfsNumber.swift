@@ -97,11 +97,20 @@ package enum SysfsNumber {
     }
 
     /// `m × 10^power`, correctly rounded for the usual case of a few fraction digits: 10ᵏ is exact for
-    /// k ≤ 22, so `256 / 10` is the Double nearest 25.6.
+    /// k ≤ 22, so `256 / 10` is the Double nearest 25.6. A larger power is applied in steps of at most 10²², so
+    /// that a number far below 1 (`161e-313`) comes out as the tiny number it is, not as 0 for want of a 10ᵏ
+    /// that a Double can hold.
     private static func scaled(_ m: Double, _ power: Int) -> Double {
         if m == 0 { return 0 }
-        var tens = 1.0
-        for _ in 0..<min(abs(power), 400) { tens *= 10 }
-        return power >= 0 ? m * tens : m / tens
+        var value = m
+        var left = min(abs(power), 400)
+        while left > 0 {
+            let step = min(left, 22)
+            var tens = 1.0
+            for _ in 0..<step { tens *= 10 }
+            value = power >= 0 ? value * tens : value / tens
+            left -= step
+        }
+        return value
     }
 }
