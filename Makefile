@@ -56,6 +56,12 @@ demo: release
 test: deps
 	./scripts/test.sh
 
+# The whole suite with the tests and every program they start built under ThreadSanitizer, then under
+# AddressSanitizer (scripts/test-sanitizers.sh); a sanitizer report fails the test that met it. The packaging
+# tests read the package, hence deb first.
+test-sanitizers: deps deb
+	SWIFT=$(SWIFT) ./scripts/test-sanitizers.sh
+
 # Every fuzz target (Docs/fuzzing.md) as a libFuzzer fuzzer for FUZZ_SECONDS each, from the seed corpora in
 # Fuzz/corpus; a finding fails the run and is left in .build/fuzz/findings.
 FUZZ_SECONDS ?= 60
