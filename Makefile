@@ -2,9 +2,12 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR = $(DESTDIR)$(PREFIX)/bin
-# udev and systemd also read rules and units under /usr/local/lib; PREFIX=/usr puts them in /usr/lib.
-UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+# udev and systemd also read rules, units and sysusers.d files under /usr/local/lib; PREFIX=/usr puts them in
+# /usr/lib.
+UDEVDIR ?= $(PREFIX)/lib/udev
+UDEVRULESDIR ?= $(UDEVDIR)/rules.d
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR ?= $(PREFIX)/share/doc/rotationd
@@ -14,12 +17,15 @@ SWIFT_FLAGS ?=
 # runs lies together (each function in a section of its own, the ones listed in data/hot-functions.txt first;
 # scripts/hot-functions.sh lists them) and start-up reads little besides it: relative relocations packed
 # (DT_RELR, glibc 2.36 or later), no symbols exported from the executables. See Docs/memory.md.
+# Full RELRO: the relocated data is made read-only, and every symbol is bound at start-up (-z now), so the GOT
+# is read-only too.
+LINK_HARDENING = -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 RELEASE = $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -use-ld=lld \
 	-Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/data/hot-functions.txt -Xlinker --no-warn-symbol-ordering \
-	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic $(SWIFT_FLAGS)
+	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic $(LINK_HARDENING) $(SWIFT_FLAGS)
 
-.PHONY: all deps build release binaries man deb demo test bench install install-data uninstall clean
+.PHONY: all deps build release binaries man deb demo test test-sanitizers fuzz bench install install-data uninstall clean
 
 all: build
 
@@ -57,10 +63,23 @@ demo: release
 test: deps
 	./scripts/test.sh
 
+# The whole suite with the tests and every program they start built under ThreadSanitizer, then under
+# AddressSanitizer (scripts/test-sanitizers.sh); a sanitizer report fails the test that met it. The packaging
+# tests read the package, hence deb first.
+test-sanitizers: deps deb
+	SWIFT=$(SWIFT) ./scripts/test-sanitizers.sh
+
+# Every fuzz target (Docs/fuzzing.md) as a libFuzzer fuzzer for FUZZ_SECONDS each, from the seed corpora in
+# Fuzz/corpus; a finding fails the run and is left in .build/fuzz/findings.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) ./scripts/fuzz.sh
+
 # The memory report and the live bench first: the others build rotationd with the default link.
 bench: release
 	./scripts/memory-report.sh
 	./scripts/bench-live.sh
+	./scripts/bench-drivers.sh
 	./scripts/bench-quality.sh
 	./scripts/bench-engine.sh
 	./scripts/bench-fanout.sh
@@ -77,14 +96,18 @@ install: install-data
 	install -d $(BINDIR)
 	install -m 0755 $(BUILD_DIR)/rotationd $(BUILD_DIR)/rotwatch $(BINDIR)/
 
-# The udev rule, the systemd units (ExecStart points at $(PREFIX)/bin/rotationd), the man pages, the bash
-# completions and the documents.
+# The udev rule and the program it runs (the rule names it at $(UDEVDIR)), the systemd units (ExecStart points
+# at $(PREFIX)/bin/rotationd), the service's sysusers.d file, the man pages, the bash completions and the
+# documents.
 install-data: man
-	install -d $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(UNITDIR)
-	install -m 0644 udev-rules/60-rotationd.rules $(DESTDIR)$(UDEVRULESDIR)/
+	install -d $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR)
+	sed 's|@UDEVLIBDIR@|$(UDEVDIR)|g' udev-rules/60-rotationd.rules > $(DESTDIR)$(UDEVRULESDIR)/60-rotationd.rules
+	chmod 0644 $(DESTDIR)$(UDEVRULESDIR)/60-rotationd.rules
+	install -m 0755 udev-rules/rotationd-access $(DESTDIR)$(UDEVDIR)/
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/rotationd.service.in > $(DESTDIR)$(UNITDIR)/rotationd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/rotationd.service
 	install -m 0644 systemd/rotationd.socket $(DESTDIR)$(UNITDIR)/
+	install -m 0644 systemd/rotationd.sysusers $(DESTDIR)$(SYSUSERSDIR)/rotationd.conf
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 build/man/rotwatch.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 build/man/rotationd.8 $(DESTDIR)$(MANDIR)/man8/
@@ -96,7 +119,8 @@ install-data: man
 
 uninstall:
 	rm -f $(BINDIR)/rotationd $(BINDIR)/rotwatch
-	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-rotationd.rules
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-rotationd.rules $(DESTDIR)$(UDEVDIR)/rotationd-access
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/rotationd.conf
 	rm -f $(DESTDIR)$(UNITDIR)/rotationd.service $(DESTDIR)$(UNITDIR)/rotationd.socket
 	rm -f $(DESTDIR)$(MANDIR)/man1/rotwatch.1 $(DESTDIR)$(MANDIR)/man8/rotationd.8
 	rm -f $(DESTDIR)$(BASHCOMPLETIONDIR)/rotationd $(DESTDIR)$(BASHCOMPLETIONDIR)/rotwatch

@@ -5,7 +5,8 @@
 #     with libc6-dev to build Tests/fixtures/iio-kernel.c (the kernel's write rules for emulated devices)
 #   make deb (the Build-Depends of debian/control):  debhelper scdoc
 #   packaging tests:  man-db (man --warnings), bash-completion, binutils (nm, readelf), dpkg-dev,
-#     init-system-helpers (deb-systemd-helper, for the maintainer scripts run in a scratch root)
+#     init-system-helpers (deb-systemd-helper, for the maintainer scripts run in a scratch root), lintian,
+#     acl (setfacl and getfacl: the udev helper grants the service read on camera sensor sub-devices with an ACL)
 set -e
 #   cameras:  linux-libc-dev (the V4L2 and media controller headers); the capture examples (Docs/examples/
 #     capture.py, still.py, record.py) and their tests need GStreamer through python3-gi: videotestsrc,
@@ -16,7 +17,7 @@ set -e
 #   the sandboxed client test:  bubblewrap (bwrap)
 #   the release link's list of hot functions (scripts/hot-functions.sh):  valgrind
 PKGS="libiio-dev libudev-dev linux-libc-dev umockdev python3-gi gir1.2-umockdev-1.0 systemd libiio-utils make socat locales gcc libc6-dev
-      debhelper scdoc man-db bash-completion binutils dpkg-dev init-system-helpers
+      debhelper scdoc man-db bash-completion binutils dpkg-dev init-system-helpers lintian acl
       gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 python3-gst-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good
       gstreamer1.0-plugins-ugly libimage-exiftool-perl ffmpeg bubblewrap valgrind"
 missing=""

@@ -202,8 +202,11 @@ public enum CameraDiscovery {
         }
     }
 
-    static func facing(_ device: VideoDevice, node: String, controls: SensorControls,
-                       problems: inout [CameraError]) -> (CameraFacing, CameraValueSource, String) {
+    /// The facing, where it came from and the detail `--list` shows, from the first source that says (the
+    /// order is on the type); a value a source gives that is not understood is a problem, and the next source
+    /// is asked.
+    package static func facing(_ device: some CameraProperties, node: String, controls: SensorControls,
+                               problems: inout [CameraError]) -> (CameraFacing, CameraValueSource, String) {
         if let value = device.property(facingProperty) {
             if let f = CameraFacing(rawValue: value) { return (f, .quirk, "udev \(facingProperty)=\(value), a local hwdb quirk") }
             problems.append(.badProperty(device: node, key: facingProperty, value: value, expected: "front, back or external"))
@@ -232,8 +235,9 @@ public enum CameraDiscovery {
         return (.external, .default, "nothing reports it")
     }
 
-    static func mount(_ device: VideoDevice, node: String, controls: SensorControls,
-                      problems: inout [CameraError]) -> (Int, CameraValueSource, String) {
+    /// The mount, where it came from and the detail `--list` shows, as `facing` finds the facing.
+    package static func mount(_ device: some CameraProperties, node: String, controls: SensorControls,
+                              problems: inout [CameraError]) -> (Int, CameraValueSource, String) {
         if let value = device.property(mountProperty) {
             if let m = Int(value), m % 90 == 0 { return (Camera.wrap(m), .quirk, "udev \(mountProperty)=\(value), a local hwdb quirk") }
             problems.append(.badProperty(device: node, key: mountProperty, value: value, expected: "0, 90, 180 or 270"))
@@ -251,7 +255,7 @@ public enum CameraDiscovery {
 
     /// `text` with control characters as spaces, cut so that as a JSON string it takes at most
     /// `Camera.maxModelJSONBytes` bytes.
-    static func bounded(_ text: String) -> String {
+    package static func bounded(_ text: String) -> String {
         var out = ""
         var quoted = 2
         for u in text.unicodeScalars {

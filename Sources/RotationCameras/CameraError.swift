@@ -25,7 +25,10 @@ public enum CameraError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .controls(let device, let operation, let e):
             var text = "cannot \(operation) \(device) to read its camera controls: \(String(cString: strerror(e)))"
-            if e == EACCES || e == EPERM { text += " (run rotationd as root, as its systemd service does)" }
+            if e == EACCES || e == EPERM {
+                text += " (run rotationd as the user rotationd, as its systemd service does, once udev has applied "
+                    + "60-rotationd.rules to the device (udevadm trigger), or as root)"
+            }
             return text + "; it is not listed as a camera"
         case .badProperty(let device, let key, let value, let expected):
             return "\(device): ignoring udev \(key)=\"\(value.prefix(40))\", expected \(expected); check the hwdb entry that sets it (Docs/hwdb-quirks.md)"

@@ -7,14 +7,20 @@ import RotationEngine
 /// Reading them opens the sub-device read-only just long enough for two ioctls per control (`VIDIOC_QUERYCTRL`
 /// for presence, `VIDIOC_G_EXT_CTRLS` for the value). Only sub-devices are opened: a capture node never is,
 /// since opening one can power a camera up.
-struct SensorControls: Sendable, Hashable {
+package struct SensorControls: Sendable, Hashable {
     /// `V4L2_CID_CAMERA_ORIENTATION`: 0 front, 1 back, 2 external; nil when the sub-device lacks it.
-    var orientation: Int?
+    package var orientation: Int?
     /// `V4L2_CID_CAMERA_SENSOR_ROTATION`: the counter-clockwise correction in degrees; nil when lacking.
-    var rotation: Int?
+    package var rotation: Int?
+
+    /// Controls with the given values; nil for a control the sub-device lacks.
+    package init(orientation: Int? = nil, rotation: Int? = nil) {
+        self.orientation = orientation
+        self.rotation = rotation
+    }
 
     /// The facing a `V4L2_CID_CAMERA_ORIENTATION` value stands for; nil for a value the kernel does not define.
-    static func facing(orientation value: Int) -> CameraFacing? {
+    package static func facing(orientation value: Int) -> CameraFacing? {
         switch Int32(truncatingIfNeeded: value) {
         case rotationd_camera_orientation_front: return .front
         case rotationd_camera_orientation_back: return .back

@@ -70,11 +70,23 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
         for (i, row) in [row0, row1].enumerated() where row.x == 0 && row.y == 0 && row.z == 0 {
             throw .zeroRow(matrix: self, row: i + 1)
         }
-        let normal = row0.cross(row1)
-        let plane = row0.length * row1.length
+        // The tests are made on the rows scaled to entries of at most 1, where no product overflows or
+        // underflows: a matrix of 1e200s is as usable as one of 1s, and is judged the same.
+        let (a, scaleA) = Self.unitScaled(row0), (b, scaleB) = Self.unitScaled(row1), (c, _) = Self.unitScaled(row2)
+        let normal = a.cross(b)
+        let plane = a.length * b.length
         if normal.length <= 1e-6 * plane { throw .parallelRows(matrix: self) }
-        if abs(determinant) > 1e-6 * plane * row2.length { return self }
-        return MountMatrix(row0, row1, normal * (plane.squareRoot() / normal.length))
+        if abs(a.dot(b.cross(c))) > 1e-6 * plane * c.length { return self }
+        let scales = scaleA * scaleB
+        let meanScale = scales.isFinite && scales > 0 ? scales.squareRoot() : scaleA.squareRoot() * scaleB.squareRoot()
+        let meanLength = meanScale * plane.squareRoot()
+        return MountMatrix(row0, row1, normal * (meanLength / normal.length))
+    }
+
+    /// `v` divided by its largest entry's magnitude, and that magnitude (0 for a zero vector, returned as is).
+    private static func unitScaled(_ v: Vector3) -> (Vector3, Double) {
+        let scale = max(abs(v.x), abs(v.y), abs(v.z))
+        return scale == 0 ? (v, 0) : (Vector3(v.x / scale, v.y / scale, v.z / scale), scale)
     }
 
     /// The matrix times the column vector `v`.

@@ -16,10 +16,15 @@ public enum SensorError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The fix for a failed access to a sysfs attribute or device node: only a permission problem has one.
     ///
     /// Reading `in_accel_*_raw` works for everyone on most drivers; writing attributes (sampling frequency,
-    /// trigger, buffer) and reading `/dev/iio:deviceN` need root, which the rotationd service runs as.
+    /// trigger, buffer) and reading `/dev/iio:deviceN` need root, or the user rotationd once udev has applied
+    /// `60-rotationd.rules` to the device, which is how the rotationd service runs.
     public static func sysfsFix(_ errno: Int32) -> String? {
-        errno == EACCES || errno == EPERM ? "run rotationd as root, as its systemd service does" : nil
+        errno == EACCES || errno == EPERM ? accessFix : nil
     }
+
+    /// How to get access to a sensor or camera refused for lack of permission.
+    public static let accessFix = "run rotationd as the user rotationd, as its systemd service does, once udev has "
+        + "applied 60-rotationd.rules to the device (udevadm trigger), or as root"
 
     /// The sysfs path of attribute file `file` of IIO device `device`.
     public static func sysfsPath(_ device: String, _ file: String) -> String {

@@ -5,9 +5,9 @@ import Glibc
 ///
 /// The kernel writes a raw count as an integer, but some drivers (and test beds) write a decimal fraction such
 /// as `-25.6`; other readers of `_raw` take it as the number it is, and so does this one.
-enum SysfsNumber {
+package enum SysfsNumber {
     /// Why a read gave no number.
-    enum Failure: Error {
+    package enum Failure: Error {
         /// open or read failed with this errno.
         case system(Int32)
         /// The file held this text, which is not a decimal number within ±2³¹.
@@ -15,7 +15,7 @@ enum SysfsNumber {
     }
 
     /// The largest magnitude accepted: a raw count fits in 32 bits.
-    static let limit: Double = 2_147_483_648
+    package static let limit: Double = 2_147_483_648
 
     static func read(_ path: String) -> Result<Double, Failure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -38,7 +38,7 @@ enum SysfsNumber {
     ///
     /// The decimal separator is always `.`, whatever the C locale says. Infinities, NaN, hexadecimal and a
     /// magnitude beyond 2³¹ are garbage.
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Double, Failure> {
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Double, Failure> {
         var i = 0, end = bytes.count
         func blank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == 0 }
         func digit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
@@ -97,11 +97,20 @@ enum SysfsNumber {
     }
 
     /// `m × 10^power`, correctly rounded for the usual case of a few fraction digits: 10ᵏ is exact for
-    /// k ≤ 22, so `256 / 10` is the Double nearest 25.6.
+    /// k ≤ 22, so `256 / 10` is the Double nearest 25.6. A larger power is applied in steps of at most 10²², so
+    /// that a number far below 1 (`161e-313`) comes out as the tiny number it is, not as 0 for want of a 10ᵏ
+    /// that a Double can hold.
     private static func scaled(_ m: Double, _ power: Int) -> Double {
         if m == 0 { return 0 }
-        var tens = 1.0
-        for _ in 0..<min(abs(power), 400) { tens *= 10 }
-        return power >= 0 ? m * tens : m / tens
+        var value = m
+        var left = min(abs(power), 400)
+        while left > 0 {
+            let step = min(left, 22)
+            var tens = 1.0
+            for _ in 0..<step { tens *= 10 }
+            value = power >= 0 ? value * tens : value / tens
+            left -= step
+        }
+        return value
     }
 }

@@ -4,13 +4,18 @@ import RotationEngine
 /// Writes calibrated samples to a file in the shared trace format, so `--replay` can play them back.
 ///
 /// The header is written with the first sample: `t,x,y,z,gx,gy,gz` when that sample has a gyroscope reading,
-/// else `t,x,y,z`. Not thread-safe: call it from the thread that delivers samples.
+/// else `t,x,y,z`. When a write fails (a full disk), recording stops with one error, and the file is cut back
+/// to its last whole line, so that it still replays. Not thread-safe: call it from the thread that delivers
+/// samples.
 public final class TraceRecorder: @unchecked Sendable {
     private let out: OutputStreamFD
     /// The file written to.
     public let path: String
     private var withGyro: Bool?
     private var failed = false
+    /// The bytes of whole lines written so far, and the samples they hold.
+    private var complete: off_t = 0
+    private var recorded = 0
 
     /// Creates or truncates `path`.
     public init(path: String) throws(SystemError) {
@@ -39,9 +44,16 @@ public final class TraceRecorder: @unchecked Sendable {
             text = TraceFormat.header(withGyro: withGyro!) + "\n"
         }
         text += TraceFormat.line(for: sample, withGyro: withGyro!) + "\n"
-        if !out.write(text) {
+        if out.write(text) {
+            complete += off_t(text.utf8.count)
+            recorded += 1
+        } else {
+            let e = errno
             failed = true
-            SensorLog.write(.error, "\(SystemError(operation: "write", path: path, errno: errno)); recording stopped")
+            // A line cut short would make the whole trace unreadable.
+            _ = ftruncate(out.fd, complete)
+            SensorLog.write(.error, "\(SystemError(operation: "write", path: path, errno: e)); recording stopped: "
+                + "the file keeps the \(recorded) samples recorded before")
         }
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
+import Testing
+import TestSupport
 
-/// A program run to completion, with what it printed.
+/// A program run to completion, with what it printed. In a sanitizer run, a report it writes fails the test.
 struct Command {
     var status: Int32
     var out: String
@@ -17,7 +19,8 @@ struct Command {
         process.arguments = executable.contains("/") ? arguments : [executable] + arguments
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
-        process.environment = env
+        let reports = SanitizerReports()
+        process.environment = reports.environment(env)
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let outURL = scratch.url.appendingPathComponent("out")
         let errURL = scratch.url.appendingPathComponent("err")
@@ -28,6 +31,7 @@ struct Command {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
+        for failure in reports.failures(of: executable) { Issue.record(Comment(rawValue: failure)) }
         return Command(status: process.terminationStatus,
                        out: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
                        err: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")

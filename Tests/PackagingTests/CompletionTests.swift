@@ -27,7 +27,7 @@ struct CompletionTests {
 
     @Test("Completing an empty word offers every option --help prints", arguments: ["rotationd", "rotwatch"])
     func offersEveryOption(command: String) throws {
-        let help = OptionList.named(inHelp: try Command.output(PackagePaths.debug(command), ["--help"]))
+        let help = OptionList.named(inHelp: try Command.output(PackagePaths.built(command), ["--help"]))
         let offered = Set(try Self.complete(command, [""]))
         #expect(help.subtracting(offered).isEmpty, "not offered: \(help.subtracting(offered).sorted())")
         #expect(offered.subtracting(help).isEmpty, "offered but unknown to --help: \(offered.subtracting(help).sorted())")
@@ -61,7 +61,7 @@ struct CompletionTests {
 
     @Test("--set completes exactly the threshold names rotationd accepts")
     func completesThresholds() throws {
-        let refusal = try Command.run(PackagePaths.debug("rotationd"), ["--set", "?"])
+        let refusal = try Command.run(PackagePaths.built("rotationd"), ["--set", "?"])
         #expect(refusal.status == 2)
         let listed = refusal.err.components(separatedBy: "valid names: ").last?
             .trimmingCharacters(in: .whitespacesAndNewlines).components(separatedBy: ", ") ?? []

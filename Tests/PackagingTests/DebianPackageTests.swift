@@ -25,12 +25,13 @@ struct DebianPackageTests {
         #expect(try Command.output(root.path("usr/bin/rotwatch"), ["--version"]) == "rotwatch \(version)\n")
     }
 
-    @Test("The package holds the binaries, the udev rule, both units, both man pages, the completions and the documents")
+    @Test("The package holds the binaries, the udev rule and its program, both units, the sysusers.d file, both man pages, the completions, the documents and the copyright")
     func contents() throws {
         let (deb, _) = try Self.unpack()
         let listing = try Command.output("dpkg-deb", ["-c", deb])
         let paths = Set(listing.split(separator: "\n").compactMap { $0.split(separator: " ").last.map { String($0.dropFirst()) } })
         for path in ["/usr/bin/rotationd", "/usr/bin/rotwatch", "/usr/lib/udev/rules.d/60-rotationd.rules",
+                     "/usr/lib/udev/rotationd-access", "/usr/lib/sysusers.d/rotationd.conf", "/usr/share/doc/rotationd/copyright",
                      "/usr/lib/systemd/system/rotationd.service", "/usr/lib/systemd/system/rotationd.socket",
                      "/usr/share/man/man8/rotationd.8.gz", "/usr/share/man/man1/rotwatch.1.gz",
                      "/usr/share/bash-completion/completions/rotationd", "/usr/share/bash-completion/completions/rotwatch",
@@ -42,6 +43,7 @@ struct DebianPackageTests {
                 "unexpected paths: \(paths.filter { $0.hasPrefix("/usr/local") || $0.hasPrefix("/lib/") || $0.hasPrefix("/etc/") })")
         let depends = try Command.output("dpkg-deb", ["-f", deb, "Depends"])
         #expect(depends.contains("libiio0") && depends.contains("libudev1"), "Depends: \(depends)")
+        #expect(depends.contains("acl") && depends.contains("systemd"), "setfacl for the udev rule, systemd-sysusers for the user: \(depends)")
     }
 
     @Test("The packaged service unit starts /usr/bin/rotationd and every file is owned by root")

@@ -1,20 +1,24 @@
 import Foundation
+import TestSupport
 
 /// Where the package's sources and build outputs are.
 ///
-/// The debug binaries come from `swift build`; the release binaries and the Debian package from `make deb`,
-/// which `scripts/test.sh` (and so `make test`) runs before `swift test`.
+/// The binaries built with the tests are the ones `BuiltProducts` finds (`ROTATIOND_BIN_DIR`, else beside the
+/// test bundle); the static release binaries and the Debian package come from `make deb`, which
+/// `scripts/test.sh` (and so `make test`) runs before `swift test`, and which builds in `.build/release`.
 enum PackagePaths {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
     static func source(_ relative: String) -> String { root + "/" + relative }
-    static func debug(_ name: String) -> String { root + "/.build/debug/" + name }
+    /// An executable of the build the tests belong to.
+    static func built(_ name: String) -> String { BuiltProducts.path(name) }
+    /// An executable of the static release build `make deb` packages.
     static func release(_ name: String) -> String { root + "/.build/release/" + name }
 
-    /// The version the debug rotationd prints: the one in the source.
+    /// The version the built rotationd prints: the one in the source.
     static func version() throws -> String {
-        let line = try Command.output(debug("rotationd"), ["--version"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let line = try Command.output(built("rotationd"), ["--version"]).trimmingCharacters(in: .whitespacesAndNewlines)
         return String(line.split(separator: " ").last ?? "")
     }
 

@@ -14,7 +14,8 @@ import Glibc
 @Suite("Installing into a scratch root")
 struct ScratchInstallTests {
     /// A scratch root laid out as a Debian system with systemd has it before the package arrives: an empty
-    /// dpkg database, and the directories systemd and init-system-helpers own.
+    /// dpkg database, the directories systemd and init-system-helpers own, and the account files (copies of
+    /// the machine's, with the backups and lock file the account tools leave beside them).
     final class ScratchRoot {
         let dir: ScratchDirectory
         var path: String { dir.path }
@@ -27,7 +28,11 @@ struct ScratchInstallTests {
                       "var/lib/systemd", "usr/sbin"] {
                 try fm.createDirectory(atPath: dir.path(d), withIntermediateDirectories: true)
             }
-            for f in ["var/lib/dpkg/status", "var/lib/dpkg/available"] { _ = fm.createFile(atPath: dir.path(f), contents: Data()) }
+            for f in ["var/lib/dpkg/status", "var/lib/dpkg/available", "etc/.pwd.lock"] { _ = fm.createFile(atPath: dir.path(f), contents: Data()) }
+            for f in ["passwd", "group", "shadow", "gshadow"] {
+                try fm.copyItem(atPath: "/etc/" + f, toPath: dir.path("etc/" + f))
+                try fm.copyItem(atPath: "/etc/" + f, toPath: dir.path("etc/" + f + "-"))
+            }
             let policy = "#!/bin/sh\necho \"$*\" >> '\(policyLog)'\nexit 101\n"
             _ = fm.createFile(atPath: dir.path("usr/sbin/policy-rc.d"), contents: Data(policy.utf8), attributes: [.posixPermissions: 0o755])
         }
@@ -58,7 +63,7 @@ struct ScratchInstallTests {
         }
     }
 
-    @Test("Installing enables and starts rotationd.socket; removing takes the units away; purging leaves nothing behind")
+    @Test("Installing creates the rotationd user, enables and starts rotationd.socket; removing takes the units away; purging leaves nothing behind but the user")
     func installRemovePurge() throws {
         #expect(getuid() == 0, "installing into a scratch root needs root (CI runs as root)")
         let deb = try PackagePaths.requireDebianPackage()
@@ -72,14 +77,21 @@ struct ScratchInstallTests {
         #expect(root.takeRequests() == ["rotationd.socket start"])
         let enabled = try Command.run("systemctl", ["--root=\(root.path)", "is-enabled", "rotationd.socket"])
         #expect(enabled.out == "enabled\n", "systemctl is-enabled: \(enabled.out)\(enabled.err)")
-        for path in ["usr/bin/rotationd", "usr/lib/systemd/system/rotationd.service", "usr/lib/udev/rules.d/60-rotationd.rules"] {
+        for path in ["usr/bin/rotationd", "usr/lib/systemd/system/rotationd.service", "usr/lib/udev/rules.d/60-rotationd.rules",
+                     "usr/lib/udev/rotationd-access", "usr/lib/sysusers.d/rotationd.conf"] {
             #expect(FileManager.default.fileExists(atPath: root.dir.path(path)))
         }
+        func user() -> String? {
+            let passwd = (try? String(contentsOfFile: root.dir.path("etc/passwd"), encoding: .utf8)) ?? ""
+            return passwd.split(separator: "\n").first { $0.hasPrefix("rotationd:") }.map(String.init)
+        }
+        #expect(user()?.hasSuffix(":/:/usr/sbin/nologin") == true, "the rotationd user: \(user() ?? "missing")")
 
         let remove = try root.dpkg(["-r", "rotationd"])
         #expect(remove.status == 0, "dpkg -r: \(remove.out)\(remove.err)")
         for path in ["usr/bin/rotationd", "usr/bin/rotwatch", "usr/lib/systemd/system/rotationd.socket",
-                     "usr/lib/systemd/system/rotationd.service", "usr/lib/udev/rules.d/60-rotationd.rules"] {
+                     "usr/lib/systemd/system/rotationd.service", "usr/lib/udev/rules.d/60-rotationd.rules",
+                     "usr/lib/udev/rotationd-access", "usr/lib/sysusers.d/rotationd.conf"] {
             #expect(!FileManager.default.fileExists(atPath: root.dir.path(path)), "\(path) is still there after dpkg -r")
         }
         let afterRemove = try Command.run("systemctl", ["--root=\(root.path)", "is-enabled", "rotationd.socket"])
@@ -89,6 +101,8 @@ struct ScratchInstallTests {
         #expect(purge.status == 0, "dpkg -P: \(purge.out)\(purge.err)")
         let left = try root.tree().subtracting(before)
         #expect(left.isEmpty, "left behind after purge: \(left.sorted())")
+        // As with every Debian package, the system user stays: files it owned may outlive the package.
+        #expect(user() != nil)
         let query = try Command.run("dpkg-query", ["--admindir=\(root.path)/var/lib/dpkg", "-W", "-f=${db:Status-Abbrev}", "rotationd"])
         #expect(query.status == 1 && query.err.contains("no packages found"), "dpkg-query after purge: \(query.out)\(query.err)")
     }

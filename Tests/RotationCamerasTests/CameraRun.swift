@@ -1,16 +1,14 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs a program (the real `rotationd` unless told otherwise) inside an umockdev testbed through
 /// `Tests/fixtures/umockdev-driver.py`, and decodes what it and its socket clients received.
 ///
-/// The binary comes from `ROTATIOND_BIN_DIR` when set, else `<package root>/.build/debug`.
+/// The binary is the one `BuiltProducts` finds: in `ROTATIOND_BIN_DIR` when set, else beside the test bundle.
 struct CameraRun {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static var rotationd: String {
-        (ProcessInfo.processInfo.environment["ROTATIOND_BIN_DIR"] ?? root.appendingPathComponent(".build/debug").path) + "/rotationd"
-    }
 
     var status: Int32
     var stdout: [String]
@@ -46,10 +44,7 @@ struct CameraRun {
 
     /// Runs `program` (default: rotationd) with `arguments` in a testbed with `devices` and `steps`.
     static func run(devices: [String], steps: [[Any]], arguments: [String], program: String? = nil) throws -> CameraRun {
-        let binary = program ?? rotationd
-        guard FileManager.default.isExecutableFile(atPath: binary) else {
-            throw RunError(message: "\(binary) is missing: run `swift build` first, or set ROTATIOND_BIN_DIR")
-        }
+        let binary = try program ?? BuiltProducts.require("rotationd")
         let stepsJSON = String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self)
         var args = ["/usr/bin/python3", root.appendingPathComponent("Tests/fixtures/umockdev-driver.py").path]
         for d in devices { args += ["--device", d] }
@@ -57,6 +52,8 @@ struct CameraRun {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/umockdev-wrapper")
         p.arguments = args
+        let reports = SanitizerReports()
+        p.environment = reports.environment()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-cameras-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -67,14 +64,10 @@ struct CameraRun {
         p.standardError = try FileHandle(forWritingTo: errURL)
         try p.run()
         p.waitUntilExit()
+        for failure in reports.failures(of: "\(binary) under umockdev") { Issue.record(Comment(rawValue: failure)) }
         func lines(_ url: URL) throws -> [String] {
             String(decoding: try Data(contentsOf: url), as: UTF8.self).split(separator: "\n").map(String.init)
         }
         return CameraRun(status: p.terminationStatus, stdout: try lines(outURL), stderr: try lines(errURL))
-    }
-
-    struct RunError: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The real `rotationd` against emulated IIO devices from `Tests/fixtures/*.umockdev`.
 ///
@@ -298,7 +299,7 @@ struct LiveSensorTests {
         #expect(live.rotations == [0, 270, 180], "\(live.transcript)")
 
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: UmockdevRun.binDir + "/rotationd")
+        p.executableURL = URL(fileURLWithPath: try BuiltProducts.require("rotationd"))
         p.arguments = ["--replay", csv.path]
         let out = Pipe()
         p.standardOutput = out

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `rotationd` refuses options that the chosen mode would ignore, instead of running without them.
 @Suite("Option combinations")
@@ -7,7 +8,7 @@ struct OptionCombinationTests {
     /// Runs the real binary with `arguments`; returns its exit status and standard error.
     static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: UmockdevRun.binDir + "/rotationd")
+        p.executableURL = URL(fileURLWithPath: try BuiltProducts.require("rotationd"))
         p.arguments = arguments
         let err = Pipe()
         p.standardError = err

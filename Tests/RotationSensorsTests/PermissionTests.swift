@@ -8,7 +8,7 @@ import Testing
 @Suite("Permission denied, with rotationd running as nobody", .serialized, .enabled(if: geteuid() == 0, "needs root to start rotationd as nobody"))
 struct PermissionTests {
     static let user = "nobody:nogroup"
-    static let fix = "(run rotationd as root, as its systemd service does)"
+    static let fix = "(run rotationd as the user rotationd, as its systemd service does, once udev has applied 60-rotationd.rules to the device (udevadm trigger), or as root)"
 
     @Test("a raw attribute that becomes unreadable: one error naming the file and the fix, the client stays connected and sees the sensor lost, and the rotation follows the device again once the file is readable")
     func unreadableRawAttribute() throws {

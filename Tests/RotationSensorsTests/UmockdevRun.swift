@@ -1,17 +1,16 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs the real `rotationd` inside an umockdev testbed through `Tests/fixtures/umockdev-driver.py`.
 ///
-/// The binary comes from `ROTATIOND_BIN_DIR` when set, else `<package root>/.build/debug`.
+/// The binary is the one `BuiltProducts` finds: in `ROTATIOND_BIN_DIR` when set, else beside the test bundle.
 struct UmockdevRun {
     /// The package root, found from this file's path.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let fixtures = root.appendingPathComponent("Tests/fixtures")
-    static var binDir: String {
-        ProcessInfo.processInfo.environment["ROTATIOND_BIN_DIR"] ?? root.appendingPathComponent(".build/debug").path
-    }
+    static var binDir: String { BuiltProducts.directory }
 
     /// What the run printed and how it ended.
     struct Result {
@@ -88,10 +87,7 @@ struct UmockdevRun {
     ///   - environment: variables added to rotationd's environment (and the driver's).
     static func run(devices: [String], steps: [[Any]], arguments: [String], user: String? = nil,
                     environment: [String: String] = [:]) throws -> Result {
-        let binary = binDir + "/rotationd"
-        guard FileManager.default.isExecutableFile(atPath: binary) else {
-            throw RunError(message: "\(binary) is missing: run `swift build` first, or set ROTATIOND_BIN_DIR")
-        }
+        let binary = try BuiltProducts.require("rotationd")
         let stepsJSON = String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self)
         var args = [fixtures.appendingPathComponent("umockdev-driver.py").path]
         for d in devices { args += ["--device", d] }
@@ -100,9 +96,8 @@ struct UmockdevRun {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/umockdev-wrapper")
         p.arguments = ["/usr/bin/python3"] + args
-        if !environment.isEmpty {
-            p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
+        let reports = SanitizerReports()
+        p.environment = reports.environment(ProcessInfo.processInfo.environment.merging(environment) { $1 })
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-umockdev-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -113,6 +108,7 @@ struct UmockdevRun {
         p.standardError = try FileHandle(forWritingTo: errURL)
         try p.run()
         p.waitUntilExit()
+        for failure in reports.failures(of: "rotationd under umockdev") { Issue.record(Comment(rawValue: failure)) }
         let outData = try Data(contentsOf: outURL), errData = try Data(contentsOf: errURL)
         func lines(_ d: Data) -> [String] {
             String(decoding: d, as: UTF8.self).split(separator: "\n").map(String.init)
@@ -121,10 +117,5 @@ struct UmockdevRun {
         let prefix = "kernel: write "
         return Result(status: p.terminationStatus, stdout: lines(outData), stderr: err.filter { !$0.hasPrefix(prefix) },
                       kernel: err.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
-    }
-
-    struct RunError: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
     }
 }

@@ -1,18 +1,17 @@
 import Foundation
+import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Where the package and its built binaries are, for tests that run the real executables.
 ///
-/// `ROTATIOND_BIN_DIR` overrides the binary directory (default `<package>/.build/debug`).
+/// The binaries are the ones `BuiltProducts` finds: in `ROTATIOND_BIN_DIR` when set, else beside the test bundle.
 enum PackagePaths {
     static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static var binDir: URL {
-        if let dir = ProcessInfo.processInfo.environment["ROTATIOND_BIN_DIR"], !dir.isEmpty { return URL(fileURLWithPath: dir) }
-        return root.appendingPathComponent(".build/debug")
-    }
-    static func binary(_ name: String) -> String { binDir.appendingPathComponent(name).path }
+    static var binDir: URL { URL(fileURLWithPath: BuiltProducts.directory) }
+    static func binary(_ name: String) -> String { BuiltProducts.path(name) }
 }
 
 /// A scratch directory removed when the value is released by the test.
@@ -61,10 +60,14 @@ enum SyntheticTraces {
 }
 
 /// A running child process with its output captured to files.
+///
+/// In a sanitizer run, a report the process writes fails the test once it has exited (`SanitizerReports`).
 final class ChildProcess {
     let process = Process()
     let stdoutURL: URL
     let stderrURL: URL
+    private let reports = SanitizerReports()
+    private let name: String
 
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in dir: ScratchDirectory, tag: String) throws {
         process.executableURL = URL(fileURLWithPath: executable)
@@ -77,7 +80,8 @@ final class ChildProcess {
         env.removeValue(forKey: "NO_COLOR")
         env.removeValue(forKey: "JOURNAL_STREAM")
         for (k, v) in environment { env[k] = v }
-        process.environment = env
+        process.environment = reports.environment(env)
+        name = "\((executable as NSString).lastPathComponent) (\(tag))"
         stdoutURL = dir.url.appendingPathComponent("\(tag).out")
         stderrURL = dir.url.appendingPathComponent("\(tag).err")
         _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
@@ -97,7 +101,9 @@ final class ChildProcess {
     func wait(timeout: Double) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        return process.isRunning ? nil : process.terminationStatus
+        if process.isRunning { return nil }
+        for failure in reports.failures(of: name) { Issue.record(Comment(rawValue: failure)) }
+        return process.terminationStatus
     }
 
     /// Sends `signal` and waits for exit.
@@ -129,7 +135,10 @@ final class ChildProcess {
         }
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        for failure in reports.failures(of: name) { Issue.record(Comment(rawValue: failure)) }
+    }
 }
 
 /// A `rotationd` serving a trace on a socket in a scratch directory.

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `--record` onto a disk that fills up: a 4 KiB tmpfs, mounted in a private mount namespace for the run.
+@Suite("A full disk under --record", .enabled(if: geteuid() == 0, "mounting a scratch tmpfs needs root"))
+struct FullDiskTests {
+    @Test("a disk that fills up under --record: one error naming the file and what it kept, the rotation goes on, and the file holds whole lines that replay")
+    func recordOntoAFullDisk() throws {
+        let rotationd = try BuiltProducts.require("rotationd")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-full-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        for dir in ["disk", "kept"] {
+            try FileManager.default.createDirectory(atPath: scratch + "/" + dir, withIntermediateDirectories: true)
+        }
+        let trace = scratch + "/disk/trace.csv"
+        let steps: [[Any]] = [
+            ["start"],
+            ["wait", LiveSensorTests.normal, 5],
+            ["wait-err", "recording stopped", 20],
+            ["set", "iio:device0", LiveSensorTests.onda],
+            ["wait", LiveSensorTests.rightUp, 5],
+            ["alive"],
+        ]
+        // The trace is copied out of the tmpfs before the namespace, and the mount with it, goes away.
+        let script = """
+        mount -t tmpfs -o size=4k tmpfs "$1/disk" || exit 90
+        umockdev-wrapper /usr/bin/python3 "$2" --device polled.umockdev --actions "$3" -- "$4" --print --record "$1/disk/trace.csv"
+        status=$?
+        cp "$1/disk/trace.csv" "$1/kept/trace.csv"
+        exit $status
+        """
+        let stepsJSON = String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self)
+        let reports = SanitizerReports()
+        let run = try Self.run("/usr/bin/unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh", scratch,
+                                                    UmockdevRun.fixtures.appendingPathComponent("umockdev-driver.py").path,
+                                                    stepsJSON, rotationd], environment: reports.environment())
+        for failure in reports.failures(of: "rotationd --record") { Issue.record(Comment(rawValue: failure)) }
+        #expect(run.status == 0, "\(run.out)\(run.err)")
+        // The rotation went on being printed after the disk was full.
+        #expect(run.out.contains(LiveSensorTests.rightUp), "\(run.out)\(run.err)")
+        let errors = run.err.split(separator: "\n").filter { $0.hasPrefix("rotationd: error:") }
+        #expect(errors.count == 1, "\(run.err)")
+        let prefix = "rotationd: error: cannot write \(trace): No space left on device; recording stopped: the file keeps the "
+        let kept = errors.first.flatMap { $0.hasPrefix(prefix) ? Int($0.dropFirst(prefix.count).prefix { $0.isNumber }) : nil }
+        let samples = try #require(kept, "\(run.err)")
+        #expect(samples > 10, "\(run.err)")
+
+        let text = try String(contentsOfFile: scratch + "/kept/trace.csv", encoding: .utf8)
+        #expect(text.hasSuffix("\n") && text.split(separator: "\n").count == samples + 1, "\(samples) samples, file:\n\(text.suffix(300))")
+        let replay = try Self.run(rotationd, ["--replay", scratch + "/kept/trace.csv"])
+        #expect(replay.status == 0, "\(replay.err)")
+        #expect(replay.out.contains("\"rotation\":0,"), "\(replay.out)")
+    }
+
+    /// Runs a program to its end; its output goes through files, so it cannot block on a pipe.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, out: String, err: String) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-run-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let outURL = dir.appendingPathComponent("out"), errURL = dir.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        if let environment { p.environment = environment }
+        p.currentDirectoryURL = UmockdevRun.fixtures
+        p.standardOutput = try FileHandle(forWritingTo: outURL)
+        p.standardError = try FileHandle(forWritingTo: errURL)
+        try p.run()
+        p.waitUntilExit()
+        return (p.terminationStatus, (try? String(contentsOf: outURL, encoding: .utf8)) ?? "", (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+    }
+}
