@@ -50,6 +50,12 @@ public struct OrientationEngine: Sendable {
     private var accelMeter = TurnRateMeter()
     private var accelMotionUntil: Double = -.infinity
     private var previousGyroRate = 0.0
+    /// The turn about the screen's axis the gyroscope measured since the last change of rotation, degrees,
+    /// forgotten with a time constant of `turnMemory` so that a bias cannot add up to a turn.
+    private var turned = 0.0
+    static let turnMemory = 5.0
+    static let turnNeeded = 30.0
+    static let tiltedEnough = 0.57
     private var lastSampleHadGyro = false
     private var accelCandidate: Rotation?
     private var accelCandidateSince: Double = 0
@@ -158,6 +164,9 @@ public struct OrientationEngine: Sendable {
             let rate = fusion.inPlaneRate(fusion.corrected(lastGyro)) ?? 0
             meter.update(measuredRate: rate, cosA: -f.y, sinA: f.x, time: t, dt: dt,
                          timeConstant: c.gyroRateSmoothingTime, limit: settleRate)
+            // The turn about the screen's own axis: unlike the in-plane angle's rate, it does not grow as the
+            // device nears flat, where a small tilt swings the in-plane angle a long way.
+            if dt > 0, dt.isFinite { turned = (turned - fusion.corrected(lastGyro).z / Angles.radiansPerDegree * dt) * max(0, 1 - dt / Self.turnMemory) }
         } else {
             meter.update(cosA: -f.y, sinA: f.x, time: t, dt: dt, timeConstant: c.rateSmoothingTime, limit: settleRate)
         }
@@ -251,6 +260,8 @@ public struct OrientationEngine: Sendable {
                 if t - candidateSince >= c.dwellTime, abs(meter.rate) < settleRate, t - meter.lastFastTime >= settleTime,
                    !fused || accelerometerAgrees(proposal),
                    !fused || accelerometerSettled(strict: true),
+                   !fused || turnedOrTilted(f)
+                       || !check.confirmed && accelerometerReady(at: t) && quadrant(lowPass.gravity, current: state.rotation) == proposal,
                    !fused || check.followed(time: t, accel: lowPass.gravity) || accelerometerReady(at: t) {
                     next.rotation = proposal
                     candidate = nil
@@ -260,6 +271,7 @@ public struct OrientationEngine: Sendable {
         // Before the first decision only a flat device has something to say.
         if !published && next.rotation == nil && !next.flat { return nil }
         guard next != state else { return nil }
+        if next.rotation != state.rotation { turned = 0 }
         state = next
         published = true
         return next
@@ -328,6 +340,23 @@ public struct OrientationEngine: Sendable {
     private func accelerometerSettled(strict: Bool) -> Bool {
         let accel = abs(accelMeter.rate), limit = configuration.settleRate
         return accel < (strict ? limit : 2 * limit) || max(abs(meter.rate), previousGyroRate) >= 0.25 * accel
+    }
+
+    /// Whether a fused change of rotation is borne out by the device itself: the gyroscope measured it turn
+    /// about the screen's axis by `turnNeeded` (30°) since the last change, or the device leans no further back
+    /// than about 55° (the in-plane part of gravity at least `tiltedEnough` of it). Otherwise, until the
+    /// gyroscope has shown that it measures the turns the accelerometer sees (`GyroscopeCheck.confirmed`), a
+    /// fused change may still go where the accelerometer alone would go now: a gyroscope that reads too little
+    /// must not hold a rotation back.
+    ///
+    /// Near flat, gravity's in-plane part is small, and an uncalibrated part's offsets (up to a quarter of g)
+    /// can swing its direction across a diagonal while the device does not turn at all: the gyroscope, which
+    /// offsets do not touch, says it did not. Lifting a device that lay flat turns nothing about its screen's
+    /// axis either, but the pose it is lifted to leans far less than 55°.
+    private func turnedOrTilted(_ f: Vector3) -> Bool {
+        if abs(turned) >= Self.turnNeeded { return true }
+        let length = f.length
+        return length > 0 && (f.x * f.x + f.y * f.y).squareRoot() >= Self.tiltedEnough * length
     }
 
     /// Whether the accelerometer-only path would call a turn over at `t`: out of its motion hold and turning

@@ -128,3 +128,70 @@ struct GyroscopeCheckTests {
         }
     }
 }
+
+/// An uncalibrated part near flat: its offsets, not a turn, swing the in-plane direction.
+@Suite("Fused decisions near flat on an uncalibrated part")
+struct NearFlatOffsetTests {
+    /// Upright, turned to right edge up (a turn the gyroscope measures as the accelerometer sees it), leaning
+    /// back 30°, then hovering near flat at 72° while the hand wobbles it (the accelerometer reading a quarter
+    /// of g of offset across the screen), then back to 30°. Nothing turns after the first turn.
+    static func hover(offset: Vector3, seed: UInt64) -> [Sample] {
+        var trace = SyntheticTrace(rate: 50, angle: 0, elevation: 30, withGyro: true, seed: seed)
+        trace.hold(2)
+        trace.turn(by: -90, over: 0.6)
+        trace.hold(2)
+        trace.tilt(to: 72, over: 1.2)
+        for _ in 0..<3 {
+            trace.tilt(to: 66, over: 0.5)
+            trace.tilt(to: 73, over: 0.5)
+        }
+        trace.tilt(to: 30, over: 1.2)
+        trace.hold(2)
+        return trace.samples.map { s in
+            var s = s
+            s.acceleration = s.acceleration + offset
+            return s
+        }
+    }
+
+    @Test("offsets that carry the in-plane direction past a diagonal near flat change nothing, fused, while the gyroscope measures no turn")
+    func hoverWithOffset() {
+        let g = 9.80665
+        let offset = Vector3(0.2 * g, 0.25 * g, 0)
+        let fused = replay(Self.hover(offset: offset, seed: 31))
+        #expect(fused.rotations == [.normal, .rightUp], "\(fused.rotationChanges)")
+        // The accelerometer alone sees the device swing into another quadrant near flat: the trace does test
+        // something the gyroscope settles.
+        var lowPass = Vector3.zero
+        var seen: Set<Rotation> = []
+        for s in Self.hover(offset: offset, seed: 31) {
+            lowPass = lowPass + (s.acceleration - lowPass) * 0.3
+            let cosA = -lowPass.y, sinA = lowPass.x
+            if (lowPass.x * lowPass.x + lowPass.y * lowPass.y).squareRoot() > 0.25 * lowPass.length {
+                seen.insert(abs(cosA) > abs(sinA) ? (cosA > 0 ? .normal : .bottomUp) : (sinA > 0 ? .leftUp : .rightUp))
+            }
+        }
+        #expect(seen.count > 1, "the offset never carried the direction out of right-up: \(seen)")
+    }
+
+    @Test("a device lifted from flat into another orientation changes at once, fused, though it turned nothing about its screen's axis")
+    func liftFromFlat() {
+        var trace = SyntheticTrace(rate: 50, angle: 0, elevation: 30, withGyro: true, seed: 32)
+        trace.hold(2)
+        trace.tilt(to: 88, over: 1)
+        trace.hold(2)
+        // Lying flat, the device is picked up by another edge: the pose it reaches is left-up, leaning 30° back.
+        var samples = trace.samples
+        var lift = SyntheticTrace(rate: 50, angle: 90, elevation: 88, withGyro: true, seed: 33)
+        lift.tilt(to: 30, over: 1)
+        lift.hold(2)
+        let offsetTime = samples.last!.time + 0.02
+        samples += lift.samples.map { s in
+            var s = s
+            s.time += offsetTime
+            return s
+        }
+        let published = replay(samples)
+        #expect(published.rotations == [.normal, .leftUp], "\(published.rotationChanges)")
+    }
+}

@@ -42,6 +42,9 @@ struct GyroscopeCheck: Sendable {
 
     /// The finding, once there is one.
     private(set) var finding: GyroscopeFinding?
+    /// Whether the gyroscope has followed a turn of more than `turnAngle` to within 40 % of it (or `turnError`):
+    /// it measures what the accelerometer sees, so what it does not measure did not happen.
+    private(set) var confirmed = false
 
     /// One reading as the turn test keeps it.
     private struct Entry {
@@ -122,6 +125,8 @@ struct GyroscopeCheck: Sendable {
         // device frame with the current one.
         let carried = attitude * (old.attitude.transposed * old.direction)
         let error = GyroscopeCheck.angle(carried, u)
+        // Confirmed within 40 % of the turn: an uncalibrated accelerometer's offsets bend what it sees of a turn.
+        if turned > GyroscopeCheck.turnAngle, error < max(GyroscopeCheck.turnError, 0.4 * turned) { confirmed = true }
         guard turned > GyroscopeCheck.turnAngle, error > max(GyroscopeCheck.turnError, 0.6 * turned) else { return true }
         finding = .turnNotFollowed(gyroDegrees: GyroscopeCheck.angle(old.direction, carried) / Angles.radiansPerDegree,
                                    accelDegrees: turned / Angles.radiansPerDegree, windowSeconds: time - old.time)
