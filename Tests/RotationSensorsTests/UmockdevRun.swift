@@ -85,9 +85,10 @@ struct UmockdevRun {
     /// - Parameters:
     ///   - user: `USER:GROUP` to run rotationd as that unprivileged user (the driver's `--user`), or nil for root.
     ///   - environment: variables added to rotationd's environment (and the driver's).
+    ///   - program: another program to run instead of rotationd.
     static func run(devices: [String], steps: [[Any]], arguments: [String], user: String? = nil,
-                    environment: [String: String] = [:]) throws -> Result {
-        let binary = try BuiltProducts.require("rotationd")
+                    environment: [String: String] = [:], program: String? = nil) throws -> Result {
+        let binary = try program ?? BuiltProducts.require("rotationd")
         let stepsJSON = String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self)
         var args = [fixtures.appendingPathComponent("umockdev-driver.py").path]
         for d in devices { args += ["--device", d] }
