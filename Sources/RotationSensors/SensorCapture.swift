@@ -253,6 +253,11 @@ final class SensorCapture {
             settings.remember(gyroDev, gyro.id, "buffer/watermark")
         }
         var first = true
+        // The separate gyroscope's readings of the last second, kept across changes of pace: reopened at the
+        // still pace, its first batch takes a wake-up to fill, and until then the last readings stand in.
+        var rates: [(time: Double, rate: Vector3)] = []
+        // The accelerometer's reading when one last matched a gyroscope reading (`read`).
+        var anchor: Vector3?
         while true {
             let pace = self.pace()
             let still = source.readInterval > 0
@@ -265,7 +270,10 @@ final class SensorCapture {
             case .success(let s): streams = s
             case .failure(let outcome): return outcome
             }
-            if let outcome = read(streams, pace: pace, still: still, first: first, gyroPolled: !gyroBuffered) { return outcome }
+            if let outcome = read(streams, pace: pace, still: still, first: first, gyroPolled: !gyroBuffered, rates: &rates,
+                                 anchor: &anchor) {
+                return outcome
+            }
             first = false
         }
     }
@@ -327,7 +335,7 @@ final class SensorCapture {
     /// that covers them, for at most one batch period more; a separate gyroscope without a buffer
     /// (`gyroPolled`) is read once a batch.
     private func read(_ streams: (accel: BufferStream, gyro: BufferStream?), pace: Pace, still: Bool, first: Bool,
-                      gyroPolled: Bool) -> Outcome? {
+                      gyroPolled: Bool, rates: inout [(time: Double, rate: Vector3)], anchor: inout Vector3?) -> Outcome? {
         let id = accel.id
         let batchPeriod = Double(pace.batch) / pace.hz
         let silence = max(source.configuration.bufferSilence, 2 * batchPeriod)
@@ -335,7 +343,6 @@ final class SensorCapture {
         let gyroHz = gyroRate(pace)
         var gyroStream = streams.gyro
         var pending: [Sample] = []
-        var rates: [(time: Double, rate: Vector3)] = []
         var delivered = !first
         var lastAccel = MonotonicClock.now(), lastGyro = lastAccel
         ctx.setTimeout(milliseconds: UInt32(silence * 1000))
@@ -398,8 +405,23 @@ final class SensorCapture {
                 guard sample.time <= covered || now - sample.time > batchPeriod + period else { break }
                 var s = sample
                 if gyro != nil, !gyroOnAccelDevice {
-                    s.angularVelocity = gyroPolled ? polled
-                        : gyroStream == nil ? nil : SensorCapture.rate(at: s.time, in: rates, within: 2 * period)
+                    if gyroPolled {
+                        s.angularVelocity = polled
+                    } else if gyroStream != nil {
+                        s.angularVelocity = SensorCapture.rate(at: s.time, in: rates, within: 2 * period)
+                        // While still, a sample can go out before the gyroscope's batch that covers it (and
+                        // the first batch after a change of pace takes a wake-up to fill). The latest reading
+                        // stands in while the accelerometer shows the device where it was when a reading last
+                        // matched: without one the engine would fall back to the accelerometer alone, and
+                        // back, at every batch; past that point the device may be turning, and a rate from
+                        // before the turn must not say it is not.
+                        if s.angularVelocity != nil {
+                            anchor = s.acceleration
+                        } else if still, let anchor, let last = rates.last,
+                                  SensorCapture.within(SensorCapture.standInAngle, anchor, s.acceleration) {
+                            s.angularVelocity = last.rate
+                        }
+                    }
                 }
                 source.deliver(s)
                 sent += 1
@@ -409,6 +431,16 @@ final class SensorCapture {
             if let cut = rates.firstIndex(where: { $0.time >= now - 1 }), cut > 0 { rates.removeFirst(cut) }
             if (source.readInterval > 0) != still { return nil }
         }
+    }
+
+    /// How far the accelerometer's direction may have moved from where a gyroscope reading last matched for the
+    /// latest reading to stand in for a missing one (`read`): farther than a still part's noise.
+    static let standInAngle = 5.0
+
+    /// Whether directions `a` and `b` lie within `degrees` of each other.
+    static func within(_ degrees: Double, _ a: Vector3, _ b: Vector3) -> Bool {
+        let lengths = a.length * b.length
+        return lengths > 0 && a.dot(b) >= lengths * Angles.cosDegrees(degrees)
     }
 
     /// The gyroscope reading nearest `time` among `rates` (in time order), if one lies within `window`.

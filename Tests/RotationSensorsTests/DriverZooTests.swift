@@ -10,7 +10,11 @@ struct DriverZooTests {
     /// The fixtures a correct part runs end to end with.
     static let drivers = ["hid-sensor", "bmc150-dual", "kxcjk-1013", "mxc4005", "mxc4005-noirq", "st_accel",
                           "cros-ec", "cros-ec-location", "inv_mpu6050", "bmi323", "st_lsm6dsx", "st_lsm6dsx-noirq",
-                          "mma8452"]
+                          "mma8452", "inv_mpu6050-gyro-scale-x1000"]
+
+    /// When each turn of `zoo/four-poses.csv` starts, s into the trace (each takes 0.45 s; the poses between
+    /// are held).
+    static let turns = [3.0, 6.6, 10.2, 13.8]
 
     /// What a fixture's sidecar says a run must show.
     struct Expectation {
@@ -39,7 +43,7 @@ struct DriverZooTests {
         }
     }
 
-    @Test("each driver: the display accelerometer is found and read buffered where its driver allows, the four poses come in turn, the gyroscope is fused where there is one, no write is refused, nothing else is warned about, and every setting is put back", arguments: drivers)
+    @Test("each driver: the display accelerometer is found and read buffered where its driver allows, the four poses come in turn, the gyroscope is fused where there is one and stays fused, no write is refused, nothing else is warned about, and every setting is put back", arguments: drivers)
     func fourPoses(driver: String) throws {
         let expect = try Expectation(fixture: driver)
         var steps: [[Any]] = [["start"], ["play", "zoo/four-poses.csv", 25]]
@@ -60,6 +64,25 @@ struct DriverZooTests {
         let fused = expect.gyroscope.map { used.contains("gyroscope \($0) (") && expect.warnings.isEmpty } ?? false
         let inputs = r.events.last?["inputs"] as? String
         #expect(inputs == (fused ? "accel+gyro" : "accel"), "\(r.transcript)")
+        // Once fused, it stays fused while the device is held: a separate gyroscope read at the still pace must
+        // not switch the inputs (and wake every subscriber) at each batch or change of pace. Only during a turn
+        // that starts at the still pace (from its start until its rotation is published) may a sample go out
+        // before the gyroscope's reading that covers it, and be decided from the accelerometer alone. One found
+        // wrong is dropped once, for good.
+        let changes = zip(r.events, r.events.dropFirst()).filter { ($0["inputs"] as? String) != ($1["inputs"] as? String) }
+        if fused {
+            let start = r.stderr.first { $0.hasPrefix("play: started at ") }.flatMap { Double($0.dropFirst(17)) } ?? 0
+            let turning = zip(Self.turns, [90, 180, 270, 0]).map { turn, rotation in
+                let published = r.events.first { ($0["t"] as? Double ?? 0) > start + turn && $0["rotation"] as? Int == rotation }
+                return (start + turn - 0.1)...((published?["t"] as? Double ?? .infinity) + 0.3)
+            }
+            let held = changes.compactMap { $0.1["t"] as? Double }.filter { t in
+                t > start + 1 && !turning.contains { $0.contains(t) }
+            }.map { $0 - start }
+            #expect(held.isEmpty, "inputs changed \(held) s into the trace, while held: \(r.transcript)")
+        } else {
+            #expect(changes.count <= (used.contains(", gyroscope ") ? 2 : 0), "\(r.transcript)")
+        }
 
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
         let warnings = r.stderr.filter { $0.hasPrefix("rotationd: warning") || $0.hasPrefix("rotationd: error") }
