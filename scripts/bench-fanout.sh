@@ -26,18 +26,22 @@ if [ "$1" = --live-inside ]; then
     dev=$UMOCKDEV_DIR/sys/bus/iio/devices/iio:device0
     [ -d "$dev" ] || { echo "bench-fanout: the testbed has no $dev" >&2; exit 1; }
     # Start upright (raw units of 0.01 m/s²) so the first decision is made before measuring.
+    # New values are staged outside sys/, so a directory listing never shows a file that is about to vanish.
+    staging=$UMOCKDEV_DIR/staging
+    mkdir -p "$staging"
     for a in x:0 y:-981 z:0; do
-        printf '%s\n' "${a#*:}" >"$dev/in_accel_${a%%:*}_raw.new"
-        mv "$dev/in_accel_${a%%:*}_raw.new" "$dev/in_accel_${a%%:*}_raw"
+        printf '%s\n' "${a#*:}" >"$staging/in_accel_${a%%:*}_raw"
+        mv "$staging/in_accel_${a%%:*}_raw" "$dev/in_accel_${a%%:*}_raw"
     done
     "$SCRATCH/release/rotationd" --serve --socket "$WORK/rotationd.sock" --rate 50 2>"$WORK/rotationd.err" &
     daemon=$!
     env -u LD_PRELOAD -u UMOCKDEV_DIR "$SCRATCH/release/fanout-bench" --connect "$WORK/rotationd.sock" \
         --subscribers "$CLIENTS" --changes "$CHANGES" --ready-file "$WORK/ready" >"$WORK/bench.out" 2>&1 &
     bench=$!
-    env -u LD_PRELOAD /usr/bin/python3 - "$dev" "$WORK/ready" "$CHANGES" "$HOLD" "$bench" <<'PY' || true
+    env -u LD_PRELOAD /usr/bin/python3 - "$dev" "$WORK/ready" "$CHANGES" "$HOLD" "$bench" "$staging" <<'PY' || true
 import os, sys, time
 dev, ready, changes, hold, bench = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+staging = sys.argv[6]
 deadline = time.monotonic() + 90
 while not os.path.exists(ready):
     try:
@@ -54,10 +58,10 @@ for k in range(1, changes + 1):
     time.sleep(max(0.0, start + k * hold - time.monotonic()))
     pose = poses[k % 2]
     for axis, value in pose.items():
-        with open(os.path.join(dev, "in_accel_%s_raw.new" % axis), "w") as f:
+        with open(os.path.join(staging, "in_accel_%s_raw" % axis), "w") as f:
             f.write("%d\n" % value)
     for axis in pose:
-        os.rename(os.path.join(dev, "in_accel_%s_raw.new" % axis), os.path.join(dev, "in_accel_%s_raw" % axis))
+        os.rename(os.path.join(staging, "in_accel_%s_raw" % axis), os.path.join(dev, "in_accel_%s_raw" % axis))
 PY
     status=0
     wait "$bench" || status=$?
