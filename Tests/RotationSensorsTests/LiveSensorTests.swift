@@ -264,12 +264,14 @@ struct LiveSensorTests {
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270], "\(r.transcript)")
         // The engine fuses the two. The raw values jump from upright to right-up at once, a turn no gyroscope
-        // reading a steady rate can have followed: that decision is the accelerometer's, and the gyroscope is
-        // named in a warning.
+        // reading a steady rate can have followed: that decision is the accelerometer's. The gyroscope is named
+        // in a warning, with its scale file, unless a read fell between the renames of the new values: such a
+        // reading is off the pose magnitude, like a shake, and the turn test starts again after it.
         let decided = r.events.filter { $0["rotation"] is Int }
         #expect(decided.first?["inputs"] as? String == "accel+gyro", "\(r.transcript)")
-        #expect(r.stderr.contains { $0.hasPrefix("rotationd: warning: iio:device0 (bmi160): the gyroscope turned gravity") && $0.contains("in_anglvel_scale") },
-                "\(r.transcript)")
+        for warning in r.stderr where warning.hasPrefix("rotationd: warning: iio:device0 (bmi160): the gyroscope") {
+            #expect(warning.contains("turned gravity") && warning.contains("in_anglvel_scale"), "\(r.transcript)")
+        }
         let lines = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n")
         #expect(lines.first == "t,x,y,z,gx,gy,gz")
         // Raw (100, 200, 300) × 0.001 rad/s through "0, -1, 0; -1, 0, 0; 0, 0, 1" is (−0.2, −0.1, 0.3).
