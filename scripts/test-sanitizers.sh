@@ -3,10 +3,10 @@
 # program the tests start (rotationd, rotwatch, the fuzz replayers), all built with the sanitizer in a build
 # path of their own, .build/sanitize-thread and .build/sanitize-address.
 #   scripts/test-sanitizers.sh [thread|address ...]     default: thread address
-# The tests find the instrumented programs through ROTATIOND_BIN_DIR. A sanitizer report fails the test that
-# started the program (each spawned program writes its reports to a log_path of its own, which the test
-# reads); a report from the test bundle itself, or from a program started outside the test helpers, lands in
-# the build path's reports/ directory and fails the run. The packaging tests read the package in dist/, which
+# The tests run in groups side by side (scripts/test-groups.sh) and find the instrumented programs through
+# ROTATIOND_BIN_DIR. A sanitizer report fails the test that started the program (each spawned program writes
+# its reports to a log_path of its own, which the test reads); a report from the test bundle itself, or from
+# a program started outside the test helpers, lands in the build path's reports/ directory and fails the run. The packaging tests read the package in dist/, which
 # `make deb` builds (`make test-sanitizers` does it first).
 set -u
 cd "$(dirname "$0")/.."
@@ -22,7 +22,7 @@ for sanitizer in ${*:-thread address}; do
     flags="--build-path $build --sanitize=$sanitizer"
     [ "$sanitizer" = thread ] && flags="$flags -Xswiftc -DSANITIZE_THREAD"
     start=$(date +%s)
-    $SWIFT build $flags || { status=1; continue; }
+    $SWIFT build $flags --build-tests || { status=1; continue; }
     built=$(date +%s)
     ROTATIOND_BIN_DIR=$($SWIFT build $flags --show-bin-path)
     export ROTATIOND_BIN_DIR
@@ -32,7 +32,7 @@ for sanitizer in ${*:-thread address}; do
     export SWIFT_BACKTRACE=enable=no
     export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:log_path=$reports/report"
     export ASAN_OPTIONS="halt_on_error=1:exitcode=66:detect_leaks=0:log_path=$reports/report"
-    $SWIFT test $flags || status=1
+    ./scripts/test-groups.sh "$ROTATIOND_BIN_DIR" || status=1
     done_at=$(date +%s)
     unset TSAN_OPTIONS ASAN_OPTIONS ROTATIOND_BIN_DIR
     if [ -n "$(ls "$reports")" ]; then
