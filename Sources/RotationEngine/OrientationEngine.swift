@@ -49,6 +49,8 @@ public struct OrientationEngine: Sendable {
     /// view of whether a turn is over.
     private var accelMeter = TurnRateMeter()
     private var accelMotionUntil: Double = -.infinity
+    /// Whether the accelerometer-only path has taken over from a gyroscope found wrong.
+    private var handedOver = false
     private var previousGyroRate = 0.0
     /// The turn about the screen's axis the gyroscope measured since the last change of rotation, degrees,
     /// forgotten with a time constant of `turnMemory` so that a bias cannot add up to a turn.
@@ -99,8 +101,16 @@ public struct OrientationEngine: Sendable {
         // accelerometer correction moves it. Otherwise the accelerometer's own estimate is used, without a
         // break.
         var fused = false
-        // A gyroscope found to disagree with the accelerometer is not used again (`GyroscopeCheck`).
+        // A gyroscope found to disagree with the accelerometer is not used again (`GyroscopeCheck`). From the
+        // sample after the finding, the accelerometer-only path goes on from the state it would have had all
+        // along (its turn meter and motion hold, kept while fused): the estimate it takes over moved to where
+        // the accelerometer is, a move that must not count as a turn still to settle.
         let trusted = check.finding == nil
+        if !trusted && !handedOver {
+            meter = accelMeter
+            motionUntil = max(motionUntil, accelMotionUntil)
+            handedOver = true
+        }
         defer { lastSampleHadGyro = sample.angularVelocity != nil }
         if trusted, let w = sample.angularVelocity, w.x.isFinite, w.y.isFinite, w.z.isFinite {
             // Only bias learning uses it, so it is tracked on gyroscope samples alone. Across a missing

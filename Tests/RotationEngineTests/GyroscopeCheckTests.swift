@@ -82,6 +82,28 @@ struct GyroscopeCheckTests {
         }
     }
 
+    @Test("once a gyroscope reading 1000 times too slow is found wrong, the accelerometer alone decides that turn and every later one as soon as it would have on its own", arguments: [0.0, 25, 50])
+    func handOverAtAccelerometerLatency(elevation: Double) {
+        for seed: UInt64 in 1...6 {
+            var trace = SyntheticTrace(rate: 50, angle: 0, elevation: elevation, noise: 0.15, withGyro: true, seed: seed)
+            trace.hold(3)
+            // A fast three-quarter turn (600°/s) past two quadrants, quarter and half turns.
+            for (turn, seconds) in [(270.0, 0.45), (-90, 0.5), (90, 0.3), (90, 0.5), (180, 0.5), (-270, 0.45)] {
+                trace.turn(by: turn, over: seconds)
+                trace.hold(3)
+            }
+            let (published, engine) = Self.run(Self.scaled(trace.samples, by: 0.001))
+            #expect(engine.gyroscopeFinding != nil, "seed \(seed)")
+            var alone = trace.samples
+            for i in alone.indices { alone[i].angularVelocity = nil }
+            let accelOnly = Self.run(alone).published.rotationChanges
+            #expect(published.rotationChanges.map(\.rotation) == accelOnly.map(\.rotation), "seed \(seed)")
+            for (fused, accel) in zip(published.rotationChanges, accelOnly) {
+                #expect(fused.time <= accel.time + 0.001, "seed \(seed): \(fused) against \(accel)")
+            }
+        }
+    }
+
     @Test("a gyroscope whose axes do not match the accelerometer's (x and y swapped) never makes a rotation wrong")
     func mismatchedFrame() {
         let trace = Self.fourPoses(seed: 13)
