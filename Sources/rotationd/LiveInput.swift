@@ -106,6 +106,14 @@ final class LiveInput: InputFeed, @unchecked Sendable {
     /// Stops sampling whatever the subscriber count.
     func stop() { source.stop() }
 
+    /// Trims the resident set (`ResidentTrim`) once the service is ready, if nobody is subscribed: start-up is
+    /// over, and a service started by udev or at boot may wait long for its first client with nothing running.
+    func trimIfIdle() {
+        guard !always, subscribers.withLock({ $0 }) == 0 else { return }
+        let released = ResidentTrim.trim()
+        Log.debug("ready with no client: gave back \(released) kB of start-up pages")
+    }
+
     /// Logs, once per capture, that the gyroscope disagreed with the accelerometer, naming the attributes its
     /// readings were scaled and turned by.
     func gyroscopeFound(_ finding: GyroscopeFinding, at time: Double) {

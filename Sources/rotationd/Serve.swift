@@ -117,6 +117,7 @@ struct Serve {
         feed.start(runner)
         server.start()
         notifier?.send("READY=1\nSTATUS=Serving on \(listener.path)")
+        live?.trimIfIdle()
 
         var signo: Int32 = 0
         while sigwait(&blocked, &signo) != 0 {}
