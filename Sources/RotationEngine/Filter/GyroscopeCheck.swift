@@ -57,7 +57,10 @@ struct GyroscopeCheck: Sendable {
         var coarse: Bool
     }
 
+    /// The readings kept, from `head` on; those before it have aged out and are dropped in bulk, so a reading
+    /// costs no copy of the rest.
     private var recent: [Entry] = []
+    private var head = 0
     private var lastInterval = 0.0
     private var attitude = Matrix.identity
     private var steadySince = -Double.infinity
@@ -72,7 +75,8 @@ struct GyroscopeCheck: Sendable {
     /// Forgets the turn test's history (a gap in the readings, across which no rate can be integrated); the
     /// still test, which integrates nothing, goes on; a finding stays.
     mutating func restart() {
-        recent.removeAll()
+        recent.removeAll(keepingCapacity: true)
+        head = 0
         steadySince = -.infinity
         lastInterval = 0
     }
@@ -93,10 +97,13 @@ struct GyroscopeCheck: Sendable {
         let u = accel * (1 / length)
         // A change of cadence (a slow pace while still, readings dropped) leaves the path between the readings
         // unknown: the turn test starts again from here.
-        if dt > 0, lastInterval > 0, dt > 1.5 * lastInterval || dt < lastInterval / 1.5 { recent.removeAll() }
+        if dt > 0, lastInterval > 0, dt > 1.5 * lastInterval || dt < lastInterval / 1.5 {
+            recent.removeAll(keepingCapacity: true)
+            head = 0
+        }
         if dt > 0 { lastInterval = dt }
         var coarse = false
-        if !recent.isEmpty, dt > 0 {
+        if recent.count > head, dt > 0 {
             attitude = Matrix.rotation(by: rate, dt: dt) * attitude
             coarse = rate.length * dt > GyroscopeCheck.coarseStep
 
@@ -104,8 +111,11 @@ struct GyroscopeCheck: Sendable {
         if !steady { steadySince = -.infinity } else if !steadySince.isFinite { steadySince = time }
         recent.append(Entry(time: time, direction: u, attitude: attitude, coarse: coarse))
         // Keep the readings of the last `history` seconds since |a| was last away from the pose magnitude.
-        if let keep = recent.firstIndex(where: { $0.time >= max(time - GyroscopeCheck.history, steadySince) }), keep > 0 {
-            recent.removeFirst(keep)
+        let oldest = max(time - GyroscopeCheck.history, steadySince)
+        while recent[head].time < oldest { head += 1 }
+        if head >= 64, 2 * head >= recent.count {
+            recent.removeFirst(head)
+            head = 0
         }
         judgeStillness(time: time, u: u, rate: rate, steady: steady)
     }
@@ -116,10 +126,11 @@ struct GyroscopeCheck: Sendable {
     mutating func followed(time: Double, accel: Vector3) -> Bool {
         guard finding == nil, accel.length > 0 else { return true }
         let u = accel * (1 / accel.length)
-        let afterCoarse = recent.lastIndex(where: \.coarse).map { recent.index(after: $0) } ?? recent.startIndex
-        let start = max(afterCoarse, recent.firstIndex { $0.time >= steadySince + GyroscopeCheck.referenceTime } ?? recent.endIndex)
-        guard start < recent.endIndex else { return true }
-        let old = recent[start]
+        let kept = recent[head...]
+        let afterCoarse = kept.lastIndex(where: \.coarse).map { kept.index(after: $0) } ?? kept.startIndex
+        let start = max(afterCoarse, kept.firstIndex { $0.time >= steadySince + GyroscopeCheck.referenceTime } ?? kept.endIndex)
+        guard start < kept.endIndex else { return true }
+        let old = kept[start]
         let turned = GyroscopeCheck.angle(old.direction, u)
         // Where the gyroscope carried the old direction: back to the world with the old attitude, then into the
         // device frame with the current one.
