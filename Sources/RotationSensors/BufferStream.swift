@@ -24,8 +24,9 @@ final class BufferStream {
     private let values: [(format: ScanFormat, offset: Int)]
     private let timestamp: (format: ScanFormat, offset: Int)?
     private let step: Int
-    /// CLOCK_MONOTONIC minus the device's timestamp clock, in seconds, as closely as batches have shown it.
-    private var clockOffset: Double?
+    /// CLOCK_MONOTONIC minus the device's timestamp clock, in seconds, as closely as batches have shown it; a
+    /// capture that reopens the buffer carries it over.
+    var clockOffset: Double?
 
     /// Enables the buffer of `dev` with `channels` (and `timestamp`, when given) for batches of `batch` scans.
     ///

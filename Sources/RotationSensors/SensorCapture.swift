@@ -258,6 +258,9 @@ final class SensorCapture {
         var rates: [(time: Double, rate: Vector3)] = []
         // The accelerometer's reading when one last matched a gyroscope reading (`read`).
         var anchor: Vector3?
+        // Each device's clock offset, kept across changes of pace: a batch that waited in the buffer (the first
+        // after reopening at the still pace, drained with the accelerometer's) must not set it afresh.
+        var offsets: (accel: Double?, gyro: Double?) = (nil, nil)
         while true {
             let pace = self.pace()
             let still = source.readInterval > 0
@@ -270,10 +273,13 @@ final class SensorCapture {
             case .success(let s): streams = s
             case .failure(let outcome): return outcome
             }
+            streams.accel.clockOffset = offsets.accel
+            streams.gyro?.clockOffset = offsets.gyro
             if let outcome = read(streams, pace: pace, still: still, first: first, gyroPolled: !gyroBuffered, rates: &rates,
                                  anchor: &anchor) {
                 return outcome
             }
+            offsets = (streams.accel.clockOffset, streams.gyro?.clockOffset ?? offsets.gyro)
             first = false
         }
     }
