@@ -384,17 +384,20 @@ public struct OrientationEngine: Sendable {
     /// decisions stand.
     private func accelerometerAgrees(_ rotation: Rotation) -> Bool {
         let g = lowPass.gravity
-        let cosA = -g.y, sinA = g.x
-        let inPlane = (cosA * cosA + sinA * sinA).squareRoot()
+        let inPlane = (g.x * g.x + g.y * g.y).squareRoot()
         guard inPlane > 0 else { return false }
-        let along: Double
+        return Self.along(rotation, g) >= 0.5 * inPlane
+    }
+
+    /// The in-plane part of `f` along `rotation`'s direction (upright (0, −g) is 0°, left edge up (+g, 0) is
+    /// 90°, clockwise).
+    private static func along(_ rotation: Rotation, _ f: Vector3) -> Double {
         switch rotation {
-        case .normal: along = cosA
-        case .leftUp: along = sinA
-        case .bottomUp: along = -cosA
-        case .rightUp: along = -sinA
+        case .normal: -f.y
+        case .leftUp: f.x
+        case .bottomUp: f.y
+        case .rightUp: -f.x
         }
-        return along >= 0.5 * inPlane
     }
 
     /// The quadrant gravity points into, ignoring the current rotation.
@@ -410,16 +413,8 @@ public struct OrientationEngine: Sendable {
     /// `boundaryHysteresis` past the diagonal.
     private func quadrant(_ f: Vector3, current: Rotation?) -> Rotation {
         guard let current else { return nearestQuadrant(f) }
-        let cosA = -f.y, sinA = f.x
-        let inPlane = (cosA * cosA + sinA * sinA).squareRoot()
-        let along: Double
-        switch current {
-        case .normal: along = cosA
-        case .leftUp: along = sinA
-        case .bottomUp: along = -cosA
-        case .rightUp: along = -sinA
-        }
-        if along >= limits.cosKeep * inPlane { return current }
+        let inPlane = (f.x * f.x + f.y * f.y).squareRoot()
+        if Self.along(current, f) >= limits.cosKeep * inPlane { return current }
         return nearestQuadrant(f)
     }
 

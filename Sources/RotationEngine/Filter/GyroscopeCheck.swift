@@ -106,7 +106,6 @@ struct GyroscopeCheck: Sendable {
         if recent.count > head, dt > 0 {
             attitude = Matrix.rotation(by: rate, dt: dt) * attitude
             coarse = rate.length * dt > GyroscopeCheck.coarseStep
-
         }
         if !steady { steadySince = -.infinity } else if !steadySince.isFinite { steadySince = time }
         recent.append(Entry(time: time, direction: u, attitude: attitude, coarse: coarse))
