@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs the built test bundle in BIN_DIR as four processes side by side, then prints each one's output in
+# Runs the built test bundle in BIN_DIR as four processes, three side by side, then prints each one's output in
 # turn and exits 1 if any failed.
 #   scripts/test-groups.sh BIN_DIR        e.g. .build/debug, or the path `swift build --show-bin-path` prints
 # Most tests start rotationd under umockdev and wait for a trace played in real time; a test process runs
@@ -17,7 +17,7 @@ run() {
     name=$1
     shift
     start=$(date +%s)
-    if NO_COLOR=1 ${NICE:-} "$bundle" --testing-library swift-testing "$@" >"$logs/$name" 2>&1; then
+    if NO_COLOR=1 "$bundle" --testing-library swift-testing "$@" >"$logs/$name" 2>&1; then
         echo "passed $(($(date +%s) - start)) s" >"$logs/$name.status"
     else
         echo "FAILED $(($(date +%s) - start)) s" >"$logs/$name.status"
@@ -26,10 +26,10 @@ run() {
 run driver-zoo-poses --filter 'DriverZooTests/fourPoses' &
 run driver-zoo-listing --filter 'DriverZooTests/listing|KernelRulesTests' &
 run live-sensors --filter RotationSensorsTests --skip 'DriverZooTests|KernelRulesTests' &
-# The rest builds packages, runs lintian and dpkg: at the lowest priority, so that it never holds up the
-# emulated parts' feeders, which a real sensor's hardware FIFO would not depend on.
-NICE="nice -n 19" run other --skip RotationSensorsTests &
 wait
+# The rest builds packages, runs lintian and dpkg: after the emulated parts, whose feeders it would starve
+# (even at the lowest priority), which a real sensor's hardware FIFO would not depend on.
+run other --skip RotationSensorsTests
 status=0
 for name in driver-zoo-poses driver-zoo-listing live-sensors other; do
     echo "==== test group $name: $(cat "$logs/$name.status")"
