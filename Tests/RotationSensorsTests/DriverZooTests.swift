@@ -100,7 +100,7 @@ struct DriverZooTests {
             i == 0 || (Double(line.prefix { $0 != "," }) ?? .infinity) < 2.9
         }.map { String($0.1) }
         let still = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-upright-\(UUID().uuidString).csv")
-        try (upright.joined(separator: "\n") + "\n").write(to: still, atomically: true, encoding: .utf8)
+        try (upright.joined(separator: "\n") + "\n").write(to: still, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: still) }
         let r = try UmockdevRun.run(devices: ["zoo/\(driver).umockdev"],
                                     steps: [["play", still.path, 25], ["start"], ["exit", 20]],

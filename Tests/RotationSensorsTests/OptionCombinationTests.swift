@@ -41,7 +41,7 @@ struct OptionCombinationTests {
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-combo-\(UUID().uuidString).csv")
         defer { try? FileManager.default.removeItem(at: trace) }
         let rows = (0..<20).map { "\(Double($0) / 50),0,-9.81,0" }
-        try (["t,x,y,z"] + rows).joined(separator: "\n").appending("\n").write(to: trace, atomically: true, encoding: .utf8)
+        try (["t,x,y,z"] + rows).joined(separator: "\n").appending("\n").write(to: trace, atomically: false, encoding: .utf8)
         let r = try Self.run(["--replay", trace.path, "--realtime", "--speed", "4"])
         #expect(r.status == 0, "\(r.stderr)")
     }

@@ -51,7 +51,7 @@ struct SamplingPaceTests {
             let angle = min(max((t - seconds) / 3, 0), 1) * Double.pi / 2
             text += String(format: "%.3f,%.3f,%.3f,0.5\n", t, 9.79 * sin(angle), -9.79 * cos(angle))
         }
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
         return path
     }
 

@@ -46,7 +46,7 @@ struct ReplayCommandTests {
         let entry = try #require(Self.malformed.first { $0.name == name })
         let dir = try ScratchDirectory()
         let path = dir.path("\(name).csv")
-        try entry.text.write(toFile: path, atomically: true, encoding: .utf8)
+        try entry.text.write(toFile: path, atomically: false, encoding: .utf8)
         let r = try Self.run(["--replay", path], in: dir, tag: name)
         #expect(r.status == 2)
         #expect(r.err.contains(path), "\(r.err)")
@@ -61,13 +61,13 @@ struct ReplayCommandTests {
         let path = dir.path("late.csv")
         var text = Self.gyroTrace(seconds: 2)
         text += "4.0,0,-9.8\n"
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
         let r = try Self.run(["--replay", path], in: dir, tag: "late")
         #expect(r.status == 2)
         #expect(r.err.contains("\(path): line 402:"), "\(r.err)")
         #expect(r.out.isEmpty)
         // The same trace without the bad line does publish.
-        try Self.gyroTrace(seconds: 2).write(toFile: path, atomically: true, encoding: .utf8)
+        try Self.gyroTrace(seconds: 2).write(toFile: path, atomically: false, encoding: .utf8)
         let good = try Self.run(["--replay", path], in: dir, tag: "good")
         #expect(good.status == 0)
         #expect(good.out.contains("\"orientation\":\"left-up\""))
@@ -87,7 +87,7 @@ struct ReplayCommandTests {
     func noGyro() throws {
         let dir = try ScratchDirectory()
         let path = dir.path("gyro.csv")
-        try Self.gyroTrace(seconds: 1).write(toFile: path, atomically: true, encoding: .utf8)
+        try Self.gyroTrace(seconds: 1).write(toFile: path, atomically: false, encoding: .utf8)
         let fused = try Self.run(["--replay", path], in: dir, tag: "fused")
         let plain = try Self.run(["--replay", path, "--no-gyro"], in: dir, tag: "plain")
         #expect(fused.status == 0 && plain.status == 0)
@@ -106,7 +106,7 @@ struct ReplayCommandTests {
         let dir = try ScratchDirectory()
         let path = dir.path("second.csv")
         // 0.99 s from the first sample to the last.
-        try Self.gyroTrace(seconds: 0.5).write(toFile: path, atomically: true, encoding: .utf8)
+        try Self.gyroTrace(seconds: 0.5).write(toFile: path, atomically: false, encoding: .utf8)
         let paced = try Self.run(["--replay", path, "--realtime"], in: dir, tag: "paced")
         #expect(paced.status == 0)
         #expect(paced.seconds >= 0.9, "took \(paced.seconds) s")
@@ -120,7 +120,7 @@ struct ReplayCommandTests {
     func cameraLimits() throws {
         let dir = try ScratchDirectory()
         let path = dir.path("t.csv")
-        try Self.gyroTrace(seconds: 0.5).write(toFile: path, atomically: true, encoding: .utf8)
+        try Self.gyroTrace(seconds: 0.5).write(toFile: path, atomically: false, encoding: .utf8)
         let twice = try Self.run(["--replay", path, "--camera", "cam:front:0", "--camera", "cam:back:90"], in: dir, tag: "twice")
         #expect(twice.status == 2)
         #expect(twice.err.contains("cam") && twice.err.contains("already configured"), "\(twice.err)")

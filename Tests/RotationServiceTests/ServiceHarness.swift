@@ -50,7 +50,7 @@ enum SyntheticTraces {
         }
         emit(Pose.upright, lead)
         for p in poses { emit(p, hold) }
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
     }
 
     /// `count` quarter turns around the cycle, after an upright lead.
