@@ -55,8 +55,11 @@ public struct OrientationEngine: Sendable {
     /// The turn about the screen's axis the gyroscope measured since the last change of rotation, degrees,
     /// forgotten with a time constant of `turnMemory` so that a bias cannot add up to a turn.
     private var turned = 0.0
+    /// The rate about the screen's axis at the previous sample, rad/s, for integrating `turned`.
+    private var turnRateBefore = 0.0
     static let turnMemory = 5.0
     static let turnNeeded = 30.0
+    static let turnCarries = 60.0
     static let tiltedEnough = 0.57
     private var lastSampleHadGyro = false
     private var accelCandidate: Rotation?
@@ -101,6 +104,8 @@ public struct OrientationEngine: Sendable {
         // accelerometer correction moves it. Otherwise the accelerometer's own estimate is used, without a
         // break.
         var fused = false
+        // The turn about the screen's axis across a gap in the gyroscope's readings, as the accelerometer saw it.
+        var gapTurn: Double?
         // A gyroscope found to disagree with the accelerometer is not used again (`GyroscopeCheck`). From the
         // sample after the finding, the accelerometer-only path goes on from the state it would have had all
         // along (its turn meter and motion hold, kept while fused): the estimate it takes over moved to where
@@ -126,6 +131,7 @@ public struct OrientationEngine: Sendable {
                 // still says whether the device turns.
                 if t - lastGyroTime > c.gyroTimeout {
                     let before = fusion.gravity, after = lowPass.gravity
+                    gapTurn = TurnRateMeter.turn(from: before, to: after)
                     // A reading that finds the device where it was (a slow pace while still) starts the estimate
                     // again and goes on; one that finds it moved, or moving, reacquires.
                     let cosMoved = before.dot(after) / (before.length * after.length)
@@ -176,9 +182,18 @@ public struct OrientationEngine: Sendable {
                          timeConstant: c.gyroRateSmoothingTime, limit: settleRate)
             // The turn about the screen's own axis: unlike the in-plane angle's rate, it does not grow as the
             // device nears flat, where a small tilt swings the in-plane angle a long way.
-            if dt > 0, dt.isFinite { turned = (turned - fusion.corrected(lastGyro).z / Angles.radiansPerDegree * dt) * max(0, 1 - dt / Self.turnMemory) }
+            // Integrated by the trapezoid. Across a gap in the readings (the still pace reads far apart) the
+            // rate a turn has when it is first seen says nothing of when it began: the accelerometer's change
+            // of direction across the gap counts instead.
+            let z = fusion.corrected(lastGyro).z
+            if dt > 0, dt.isFinite {
+                let step = gapTurn ?? -(z + turnRateBefore) / 2 / Angles.radiansPerDegree * dt
+                turned = (turned + step) * max(0, 1 - dt / Self.turnMemory)
+            }
+            turnRateBefore = z
         } else {
             meter.update(cosA: -f.y, sinA: f.x, time: t, dt: dt, timeConstant: c.rateSmoothingTime, limit: settleRate)
+            turnRateBefore = 0
         }
         // What 1 g reads is learned from readings that are neither shaken nor turning, nor just after either.
         if moving { lastMotion = t }
@@ -259,7 +274,10 @@ public struct OrientationEngine: Sendable {
             }
             candidate = nil
         } else {
-            let proposal = quadrant(f, current: state.rotation)
+            var proposal = quadrant(f, current: state.rotation)
+            if fused, proposal == state.rotation, let current = state.rotation, let into = turnedInto(f, from: current) {
+                proposal = into
+            }
             if proposal == state.rotation {
                 candidate = nil
             } else {
@@ -367,6 +385,21 @@ public struct OrientationEngine: Sendable {
         if abs(turned) >= Self.turnNeeded { return true }
         let length = f.length
         return length > 0 && (f.x * f.x + f.y * f.y).squareRoot() >= Self.tiltedEnough * length
+    }
+
+    /// The neighbouring quadrant the gyroscope measured the device turn into, when the estimate lies on that
+    /// side of the diagonal but not yet `boundaryHysteresis` past it; else nil.
+    ///
+    /// The hysteresis keeps a device held near a diagonal from flapping. An uncalibrated part (offsets up to a
+    /// quarter of g, gains 8 % apart) can read a quarter turn as little as 55° from where it began, and the
+    /// hysteresis would then keep the old rotation for as long as the device is held there. A turn of
+    /// `turnCarries` (60°) about the screen's axis, which offsets do not touch, says the device did leave its
+    /// quadrant; a device merely held near the diagonal turned less than that.
+    private func turnedInto(_ f: Vector3, from current: Rotation) -> Rotation? {
+        guard abs(turned) >= Self.turnCarries else { return nil }
+        // The gyroscope's turn is counted positive clockwise, as rotations are.
+        guard let next = Rotation(degrees: current.degrees + (turned > 0 ? 90 : -90)) else { return nil }
+        return nearestQuadrant(f) == next ? next : nil
     }
 
     /// Whether the accelerometer-only path would call a turn over at `t`: out of its motion hold and turning

@@ -141,4 +141,51 @@ struct FlawedPartTests {
             }
         }
     }
+
+    /// A reclined device (screen 60° from vertical) turned from left edge up to upside down, read as the service
+    /// reads it: one sample every 0.4 s while still (the sampling policy's slow pace) until one finds the turn
+    /// under way, then every sample. The part's x axis reads a quarter g too much and its y axis
+    /// 0.1 g too little at 92 % gain: upside down reads 145°, inside the hysteresis band of left edge up.
+    static func reclinedQuarterTurn(gyro: Bool) -> [Sample] {
+        var trace = SyntheticTrace(rate: 50, angle: 90, elevation: 60, noise: 0.1, withGyro: gyro, seed: 13)
+        trace.hold(1.35)
+        trace.turn(by: 90, over: 0.5)
+        trace.hold(2.5)
+        let g = SyntheticTrace.g
+        let read = trace.samples.enumerated().filter { i, s in s.time >= 1.59 || i % 20 == 0 }.map(\.element)
+        return uncalibrated(read, offset: Vector3(0.25 * g, -0.1 * g, 0), gain: Vector3(1, 0.92, 1))
+    }
+
+    @Test("a quarter turn that an uncalibrated part reads as 55° is published once the gyroscope measured it, though the turn began between two slow reads; the accelerometer alone cannot tell it from a diagonal")
+    func gyroscopeCarriesShortReadTurn() {
+        let last = Self.reclinedQuarterTurn(gyro: true).last!.acceleration
+        let read = (Angles.atan2Degrees(last.x, -last.y) + 360).truncatingRemainder(dividingBy: 360)
+        #expect(read > 135 && read < 45 + 90 + EngineConfiguration.default.boundaryHysteresis,
+                "upside down must read past the diagonal but inside the hysteresis band; reads \(read)°")
+        #expect(replay(Self.reclinedQuarterTurn(gyro: false)).rotations == [.leftUp])
+        let fused = replay(Self.reclinedQuarterTurn(gyro: true)).rotationChanges
+        #expect(fused.map(\.rotation) == [.leftUp, .bottomUp])
+        if let t = fused.last?.time { #expect(t < 2.15, "published \(t - 1.85) s after the turn ended") }
+    }
+
+    @Test("a turn of 45° to a diagonal that an uncalibrated part reads past it keeps the rotation, also sampled at the still pace")
+    func diagonalNotCarried() {
+        for thinned in [false, true] {
+            var trace = SyntheticTrace(rate: 50, angle: 0, elevation: 40, noise: 0.1, withGyro: true, seed: 17)
+            trace.hold(2)
+            trace.turn(by: 45, over: 0.3)
+            trace.hold(3)
+            var samples = trace.samples
+            if thinned {
+                // At the still pace only every tenth sample is read until the turn is seen under way.
+                samples = samples.enumerated().filter { i, s in s.time >= 2.08 && s.time < 2.5 || i % 10 == 0 }.map(\.element)
+            }
+            let g = SyntheticTrace.g
+            let part = Self.uncalibrated(samples, offset: Vector3(0.1 * g, 0.1 * g, 0), gain: Vector3(1, 1, 1))
+            let last = part.last!.acceleration
+            let read = Angles.atan2Degrees(last.x, -last.y)
+            #expect(read > 45, "the diagonal must read past 45°; reads \(read)°")
+            #expect(replay(part).rotations == [.normal], "thinned \(thinned)")
+        }
+    }
 }
