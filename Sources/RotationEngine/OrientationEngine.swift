@@ -57,10 +57,13 @@ public struct OrientationEngine: Sendable {
     private var turned = 0.0
     /// The rate about the screen's axis at the previous sample, rad/s, for integrating `turned`.
     private var turnRateBefore = 0.0
+    /// The accelerometer's own estimate when the rotation last changed.
+    private var accelAtChange: Vector3?
     static let turnMemory = 5.0
     static let turnNeeded = 30.0
     static let turnCarries = 60.0
     static let tiltedEnough = 0.57
+    static let leanedEnough = 0.34
     private var lastSampleHadGyro = false
     private var accelCandidate: Rotation?
     private var accelCandidateSince: Double = 0
@@ -289,7 +292,8 @@ public struct OrientationEngine: Sendable {
                    !fused || accelerometerAgrees(proposal),
                    !fused || accelerometerSettled(strict: true),
                    !fused || turnedOrTilted(f)
-                       || !check.confirmed && accelerometerReady(at: t) && quadrant(lowPass.gravity, current: state.rotation) == proposal,
+                       || !check.confirmed && accelerometerReady(at: t) && quadrant(lowPass.gravity, current: state.rotation) == proposal
+                          && leansEnough(lowPass.gravity),
                    !fused || check.followed(time: t, accel: lowPass.gravity) || accelerometerReady(at: t) {
                     next.rotation = proposal
                     candidate = nil
@@ -299,7 +303,10 @@ public struct OrientationEngine: Sendable {
         // Before the first decision only a flat device has something to say.
         if !published && next.rotation == nil && !next.flat { return nil }
         guard next != state else { return nil }
-        if next.rotation != state.rotation { turned = 0 }
+        if next.rotation != state.rotation {
+            turned = 0
+            accelAtChange = lowPass.gravity
+        }
         state = next
         published = true
         return next
@@ -381,10 +388,18 @@ public struct OrientationEngine: Sendable {
     /// can swing its direction across a diagonal while the device does not turn at all: the gyroscope, which
     /// offsets do not touch, says it did not. Lifting a device that lay flat turns nothing about its screen's
     /// axis either, but the pose it is lifted to leans far less than 55°.
+    ///
+    /// The measured turn counts only where the accelerometer's own in-plane direction turned the same way since
+    /// the last change, by `turnNeeded` and at least 60 % as far: an uncalibrated part lying on a table reads a
+    /// direction that is its offsets' alone, and turning it on the table, which the gyroscope measures, leaves
+    /// that direction where it was (or moves it a little as the device is laid down).
     private func turnedOrTilted(_ f: Vector3) -> Bool {
-        if abs(turned) >= Self.turnNeeded { return true }
         let length = f.length
-        return length > 0 && (f.x * f.x + f.y * f.y).squareRoot() >= Self.tiltedEnough * length
+        if length > 0 && (f.x * f.x + f.y * f.y).squareRoot() >= Self.tiltedEnough * length { return true }
+        guard abs(turned) >= Self.turnNeeded else { return false }
+        guard let before = accelAtChange else { return true }
+        let seen = TurnRateMeter.turn(from: before, to: lowPass.gravity)
+        return seen * turned > 0 && abs(seen) >= max(Self.turnNeeded, 0.6 * abs(turned))
     }
 
     /// The neighbouring quadrant the gyroscope measured the device turn into, when the estimate lies on that
@@ -402,6 +417,15 @@ public struct OrientationEngine: Sendable {
         return nearestQuadrant(f) == next ? next : nil
     }
 
+    /// Whether gravity's in-plane part is at least `leanedEnough` of it (the screen at least 20° from flat): a
+    /// fused change that the gyroscope did not measure as a turn about the screen's axis needs it, even before
+    /// the gyroscope is confirmed. Below that, a quarter g of offsets can make up most of the in-plane reading:
+    /// an uncalibrated part laid on a table reads a direction of its own, swinging as the device is lowered,
+    /// while the device turns nothing; the gyroscope saw no turn, and a lift from flat leans further than that.
+    private func leansEnough(_ g: Vector3) -> Bool {
+        (g.x * g.x + g.y * g.y).squareRoot() >= Self.leanedEnough * g.length
+    }
+
     /// Whether the accelerometer-only path would call a turn over at `t`: out of its motion hold and turning
     /// slower than the settle rate for the settle time. A fused decision whose turn the gyroscope turns out
     /// not to have followed (the gyroscope is dropped there and then) still stands when this holds, since the
@@ -415,10 +439,18 @@ public struct OrientationEngine: Sendable {
     /// needs it, so that a gyroscope that has not yet been found wrong can delay a decision but never make a
     /// wrong one. At the end of a turn the accelerometer is well inside that, so a sound gyroscope's early
     /// decisions stand.
+    ///
+    /// Where the device leans back so far that gravity's in-plane part is less than `tiltedEnough` of it, the
+    /// accelerometer must point into `rotation`'s quadrant itself. There an uncalibrated part's offsets (up to a
+    /// quarter of g) can make up most of the in-plane reading: a device lying on a table reads a direction that
+    /// is the offsets' alone, and turning it on the table, which the gyroscope measures, moves that direction
+    /// nowhere. The gyroscope's turn must then not carry the rotation into a neighbouring quadrant that the
+    /// reading lies within 60° of.
     private func accelerometerAgrees(_ rotation: Rotation) -> Bool {
         let g = lowPass.gravity
         let inPlane = (g.x * g.x + g.y * g.y).squareRoot()
         guard inPlane > 0 else { return false }
+        if inPlane < Self.tiltedEnough * g.length { return nearestQuadrant(g) == rotation }
         return Self.along(rotation, g) >= 0.5 * inPlane
     }
 

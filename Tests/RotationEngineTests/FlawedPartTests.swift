@@ -188,4 +188,25 @@ struct FlawedPartTests {
             #expect(replay(part).rotations == [.normal], "thinned \(thinned)")
         }
     }
+
+    @Test("an uncalibrated part lying face down on a table keeps its rotation while it is turned there, though the gyroscope measures the turn and the offsets read it 20° from flat, in or across the next quadrant", arguments: [
+        // Laid down from upside down, read 40° from the next quadrant, turned a quarter.
+        (180.0, Vector3(-0.2, 0.25, 0.14), 90.0),
+        // Laid down from upright, read 10° into the next quadrant (35° from where it was), turned 135°.
+        (0.0, Vector3(0.24, -0.17, -0.03), 135.0),
+    ])
+    func turnedFaceDownOnTable(angle: Double, offset: Vector3, turn: Double) {
+        var trace = SyntheticTrace(rate: 50, angle: angle, elevation: 30, noise: 0.1, withGyro: true, seed: 19)
+        trace.hold(1.5)
+        trace.tilt(to: -90, over: 1)
+        trace.hold(2)
+        trace.turn(by: turn, over: 1.2)
+        trace.hold(2)
+        let g = SyntheticTrace.g
+        let part = Self.uncalibrated(trace.samples, offset: offset * g, gain: Vector3(1, 1, 1))
+        let lying = part.last!.acceleration
+        let inPlane = (lying.x * lying.x + lying.y * lying.y).squareRoot()
+        #expect(inPlane > 0.28 * g && inPlane < 0.34 * g, "the offsets must read about 0.3 g in the screen plane; read \(inPlane / g) g")
+        #expect(replay(part).rotations == [Rotation(degrees: Int(angle))], "laid down at \(angle)°, turned \(turn)°")
+    }
 }
