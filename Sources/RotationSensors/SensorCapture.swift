@@ -269,7 +269,7 @@ final class SensorCapture {
                 SensorLog.write(.debug, "\(accel.id): the device \(still ? "is still" : "moves"): reading it at \(FrequencyPlan.text(pace.hz)) Hz, \(pace.batch) samples per wake-up")
             }
             let streams: (accel: BufferStream, gyro: BufferStream?)
-            switch open(pace, gyroBuffered: gyroBuffered) {
+            switch open(pace, still: still, gyroBuffered: gyroBuffered) {
             case .success(let s): streams = s
             case .failure(let outcome): return outcome
             }
@@ -292,7 +292,7 @@ final class SensorCapture {
     }
 
     /// Enables the buffers: the accelerometer's (with its own gyroscope's channels), and a separate gyroscope's.
-    private func open(_ pace: Pace, gyroBuffered: Bool) -> Result<(accel: BufferStream, gyro: BufferStream?), Outcome> {
+    private func open(_ pace: Pace, still: Bool, gyroBuffered: Bool) -> Result<(accel: BufferStream, gyro: BufferStream?), Outcome> {
         let batch = pace.batch
         var channels = accelChannels
         if gyroOnAccelDevice, gyro != nil { channels += gyroChannels }
@@ -306,8 +306,12 @@ final class SensorCapture {
         }
         guard gyroBuffered, let gyro, let gyroDev, let gyroFiles else { return .success((accelStream, nil)) }
         do {
-            // The same time per batch as the accelerometer's, at the gyroscope's own rate.
-            let gyroBatch = max(1, Int((gyroRate(pace) * Double(batch) / pace.hz).rounded()))
+            // While still, the same time per batch as the accelerometer's: it is drained with the accelerometer's
+            // batches. While the device moves, a third of it: an accelerometer sample waits for the gyroscope's
+            // batch that covers it, and the two devices' batches do not start together, so with batches of the
+            // same length a sample could wait a whole batch period more than its own.
+            let share = still ? 1.0 : 1.0 / 3
+            let gyroBatch = max(1, Int((gyroRate(pace) * Double(batch) / pace.hz * share).rounded()))
             let gyroStream = try BufferStream(device: gyroDev, files: gyroFiles, channels: gyroChannels,
                                               timestamp: gyro.hasTimestamp ? IIOContext.inputChannel(gyroDev, "timestamp") : nil,
                                               batch: gyroBatch, blocking: false)
@@ -338,7 +342,8 @@ final class SensorCapture {
 
     /// Reads batches until the capture ends (the outcome) or the sampling policy changes pace (nil: the caller
     /// reconfigures the part and calls again). Accelerometer samples wait for the separate gyroscope's batch
-    /// that covers them, for at most one batch period more; a separate gyroscope without a buffer
+    /// that covers them, for at most one of its batch periods and two sample periods past their own time; a
+    /// separate gyroscope without a buffer
     /// (`gyroPolled`) is read once a batch.
     private func read(_ streams: (accel: BufferStream, gyro: BufferStream?), pace: Pace, still: Bool, first: Bool,
                       gyroPolled: Bool, rates: inout [(time: Double, rate: Vector3)], anchor: inout Vector3?) -> Outcome? {
@@ -347,6 +352,9 @@ final class SensorCapture {
         let silence = max(source.configuration.bufferSilence, 2 * batchPeriod)
         let period = 1 / pace.hz
         let gyroHz = gyroRate(pace)
+        // How long past its own time a sample waits for the gyroscope's covering reading: one gyroscope batch
+        // and two sample periods of slack.
+        let gyroWait = (streams.gyro.map { Double($0.batch) / gyroHz } ?? 0) + 2 * period
         var gyroStream = streams.gyro
         var pending: [Sample] = []
         var delivered = !first
@@ -361,7 +369,7 @@ final class SensorCapture {
                        pollfd(fd: source.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
             let now0 = MonotonicClock.now()
             var wait = lastAccel + silence - now0
-            if !pending.isEmpty { wait = min(wait, batchPeriod) }
+            if let first = pending.first { wait = min(wait, first.time + gyroWait - now0) }
             _ = poll(&fds, 3, Int32(max(0, wait * 1000).rounded(.up)))
             if source.stopRequested { return .stopped }
             if fds[0].revents != 0 {
@@ -402,13 +410,13 @@ final class SensorCapture {
                 gyro = nil
             }
             // Deliver in time order: a sample once the gyroscope's readings have reached it, or once it has
-            // waited a batch period for them.
+            // waited `gyroWait` for them.
             let covered = gyroStream == nil || still ? Double.infinity : (rates.last?.time ?? -.infinity) + period / 2
             // A separate gyroscope without a buffer of its own is read once a batch.
             let polled = gyro != nil && !gyroOnAccelDevice && gyroPolled && !pending.isEmpty ? polledGyro() : nil
             var sent = 0
             for sample in pending {
-                guard sample.time <= covered || now - sample.time > batchPeriod + period else { break }
+                guard sample.time <= covered || now - sample.time > gyroWait else { break }
                 var s = sample
                 if gyro != nil, !gyroOnAccelDevice {
                     if gyroPolled {
