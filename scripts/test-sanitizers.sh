@@ -1,30 +1,43 @@
 #!/bin/sh
-# Runs the whole test suite under ThreadSanitizer, then under AddressSanitizer: the test bundle and every
-# program the tests start (rotationd, rotwatch, the fuzz replayers), all built with the sanitizer in a build
-# path of their own, .build/sanitize-thread and .build/sanitize-address.
-#   scripts/test-sanitizers.sh [thread|address ...]     default: thread address
-# The tests run in groups side by side (scripts/test-groups.sh) and find the instrumented programs through
+# Runs the test suite under ThreadSanitizer, then under AddressSanitizer: the test bundle and every program
+# the tests start (rotationd, rotwatch, the fuzz replayers), all built with the sanitizer in a build path of
+# their own, .build/sanitize-thread and .build/sanitize-address.
+#   scripts/test-sanitizers.sh [thread|address ...]         build, then test; default: thread address
+#   scripts/test-sanitizers.sh build [thread|address ...]   only build (scripts/test.sh builds ahead this way)
+# The tests run in groups side by side (scripts/test-groups.sh): the sensor and service groups. The
+# packaging group is left out: it checks the Debian package, whose binaries are the release build, the same
+# files whatever the tests were built with. The tests find the instrumented programs through
 # ROTATIOND_BIN_DIR. A sanitizer report fails the test that started the program (each spawned program writes
 # its reports to a log_path of its own, which the test reads); a report from the test bundle itself, or from
-# a program started outside the test helpers, lands in the build path's reports/ directory and fails the run. The packaging tests read the package in dist/, which
-# `make deb` builds (`make test-sanitizers` does it first).
+# a program started outside the test helpers, lands in the build path's reports/ directory and fails the run.
 set -u
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
+build_only=0
+if [ "${1:-}" = build ]; then
+    build_only=1
+    shift
+fi
+flags() {
+    # Under ThreadSanitizer the code locks with pthread mutexes, whose ordering the sanitizer sees
+    # (Sources/RotationEngine/ThreadSanitizerMutex.swift says why).
+    echo "--build-path .build/sanitize-$1 --sanitize=$1"
+    [ "$1" = thread ] && echo "-Xswiftc -DSANITIZE_THREAD"
+}
 status=0
 for sanitizer in ${*:-thread address}; do
+    f=$(flags "$sanitizer")
+    start=$(date +%s)
+    # shellcheck disable=SC2086
+    $SWIFT build $f --build-tests || { status=1; continue; }
+    built=$(date +%s)
+    [ $build_only = 1 ] && { echo "test-sanitizers: $sanitizer: build $((built - start)) s"; continue; }
     build=.build/sanitize-$sanitizer
     reports=$PWD/$build/reports
     rm -rf "$reports"
     mkdir -p "$reports"
-    # Under ThreadSanitizer the code locks with pthread mutexes, whose ordering the sanitizer sees
-    # (Sources/RotationEngine/ThreadSanitizerMutex.swift says why).
-    flags="--build-path $build --sanitize=$sanitizer"
-    [ "$sanitizer" = thread ] && flags="$flags -Xswiftc -DSANITIZE_THREAD"
-    start=$(date +%s)
-    $SWIFT build $flags --build-tests || { status=1; continue; }
-    built=$(date +%s)
-    ROTATIOND_BIN_DIR=$($SWIFT build $flags --show-bin-path)
+    # shellcheck disable=SC2086
+    ROTATIOND_BIN_DIR=$($SWIFT build $f --show-bin-path)
     export ROTATIOND_BIN_DIR
     # Stop at the first report, with an exit status no test expects. The Swift runtime's crash backtracer is
     # off: it reads the crashed thread's stack, which AddressSanitizer would report as a second error.
@@ -32,7 +45,7 @@ for sanitizer in ${*:-thread address}; do
     export SWIFT_BACKTRACE=enable=no
     export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:log_path=$reports/report"
     export ASAN_OPTIONS="halt_on_error=1:exitcode=66:detect_leaks=0:log_path=$reports/report"
-    ./scripts/test-groups.sh "$ROTATIOND_BIN_DIR" || status=1
+    ./scripts/test-groups.sh "$ROTATIOND_BIN_DIR" sensors service || status=1
     done_at=$(date +%s)
     unset TSAN_OPTIONS ASAN_OPTIONS ROTATIOND_BIN_DIR
     if [ -n "$(ls "$reports")" ]; then

@@ -1,12 +1,102 @@
 #!/bin/sh
-# Runs the whole test suite, in groups side by side (scripts/test-groups.sh). The sensor and service tests
-# start the real binaries, and the packaging tests read the Debian package, so build both first: the debug
-# build with the test bundle, then the static release build and the package in dist/ (`make deb`). Then the
-# same suite runs again under ThreadSanitizer and under AddressSanitizer, with every program the tests start
-# built the same way (scripts/test-sanitizers.sh).
-set -e
+# Runs the whole test suite: in groups side by side (scripts/test-groups.sh), then again under
+# ThreadSanitizer and under AddressSanitizer, with every program the tests start built the same way
+# (scripts/test-sanitizers.sh). Ends with each phase's time.
+#
+# The sensor and service tests spend most of their time waiting on traces played in real time, and leave
+# the processors mostly idle; the builds are the other way round. So only the first build (the debug build
+# with the test bundle) runs alone. The next ones run one after another in the background, in the idle
+# scheduling class (CPU and I/O), so that they take only what the tests leave: the static release build and
+# the Debian package (`make deb`), then the ThreadSanitizer build, then the AddressSanitizer build. Each test
+# phase starts as soon as its build is there:
+#   debug build -> sensor and service tests -> packaging tests (need the package)
+#               -> ThreadSanitizer tests -> AddressSanitizer tests
+set -u
 cd "$(dirname "$0")/.."
-swift build --build-tests
-make deb
-./scripts/test-groups.sh "$(swift build --show-bin-path)"
-./scripts/test-sanitizers.sh
+t0=$(date +%s)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+: >"$work/phases"
+
+# phase NAME COMMAND...: runs COMMAND and notes when it started and ended, seconds into the run.
+phase() {
+    name=$1
+    shift
+    s=$(($(date +%s) - t0))
+    "$@"
+    rc=$?
+    printf '%s %s %s %s\n' "$s" "$(($(date +%s) - t0))" "$rc" "$name" >>"$work/phases"
+    return $rc
+}
+
+# idle COMMAND...: runs COMMAND in the idle scheduling class, for the processor and for the disk.
+idle() {
+    if command -v chrt >/dev/null && chrt -i 0 true 2>/dev/null; then
+        chrt -i 0 ionice -c 3 "$@"
+    else
+        nice -n 19 "$@"
+    fi
+}
+
+# background NAME COMMAND...: a build of the background queue; its output goes to a log, its status to NAME.rc.
+background() {
+    name=$1
+    shift
+    phase "$name (background)" idle "$@" >"$work/$name.log" 2>&1
+    echo $? >"$work/$name.rc"
+}
+
+# await NAME: waits for the background build NAME; prints its log if it failed, and fails then.
+await() {
+    while [ ! -f "$work/$1.rc" ]; do sleep 1; done
+    [ "$(cat "$work/$1.rc")" = 0 ] && return 0
+    echo "test: $1 failed:" >&2
+    cat "$work/$1.log" >&2
+    return 1
+}
+
+report() {
+    echo
+    echo "phases (seconds from the start of the run):"
+    sort -n "$work/phases" | while read -r s e rc name; do
+        result=$([ "$rc" = 0 ] && echo ok || echo "FAILED ($rc)")
+        printf '  %5s -> %5s  %5s s  %-50s %s\n' "$s" "$e" "$((e - s))" "$name" "$result"
+    done
+    echo "  total $(($(date +%s) - t0)) s"
+}
+
+if ! phase "build: debug, with the test bundle" swift build --build-tests; then
+    report
+    exit 1
+fi
+(
+    background "build: release, and the package" make deb
+    background "build: ThreadSanitizer" ./scripts/test-sanitizers.sh build thread
+    background "build: AddressSanitizer" ./scripts/test-sanitizers.sh build address
+) &
+
+status=0
+# .build/debug, not `swift build --show-bin-path`: SwiftPM holds the build directory's lock while the release
+# build runs in it.
+phase "tests: sensors and service" ./scripts/test-groups.sh .build/debug sensors service || status=1
+if await "build: release, and the package"; then
+    phase "tests: packaging" ./scripts/test-groups.sh .build/debug packaging || status=1
+else
+    status=1
+fi
+for sanitizer in thread address; do
+    case $sanitizer in thread) build="build: ThreadSanitizer" ;; *) build="build: AddressSanitizer" ;; esac
+    if await "$build"; then
+        # Its build is done: test-sanitizers.sh finds nothing to rebuild.
+        phase "tests: $sanitizer sanitizer" ./scripts/test-sanitizers.sh "$sanitizer" || status=1
+    else
+        status=1
+    fi
+done
+wait
+for name in "build: release, and the package" "build: ThreadSanitizer" "build: AddressSanitizer"; do
+    echo "==== $name: last lines of its log"
+    tail -n 3 "$work/$name.log"
+done
+report
+exit $status

@@ -44,7 +44,7 @@ struct DriverZooTests {
     }
 
     @Test("each driver: the display accelerometer is found and read buffered where its driver allows, the four poses come in turn, the gyroscope is fused where there is one and stays fused, no write is refused, nothing else is warned about, and every setting is put back", arguments: drivers)
-    func fourPoses(driver: String) throws {
+    func fourPoses(driver: String) async throws {
         let expect = try Expectation(fixture: driver)
         var steps: [[Any]] = [["start"], ["play", "zoo/four-poses.csv", 25]]
         for rotation in [0, 90, 180, 270, 0] { steps.append(["wait", "\"rotation\":\(rotation),", 10]) }
@@ -52,7 +52,7 @@ struct DriverZooTests {
         for (device, files) in expect.restore {
             for (file, value) in files { steps.append(["expect-file", "sys/bus/iio/devices/\(device)/\(file)", value]) }
         }
-        let r = try UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
+        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90, 180, 270, 0], "\(r.transcript)")
 
@@ -91,7 +91,7 @@ struct DriverZooTests {
     }
 
     @Test("each driver: --list gives every scale with the file it came from, wherever the driver put it, and the part reads 1 g at rest", arguments: drivers)
-    func listing(driver: String) throws {
+    func listing(driver: String) async throws {
         let expect = try Expectation(fixture: driver)
         // The upright pose of the four-poses trace alone, played in a loop: however late --list starts reading,
         // the part is still.
@@ -102,7 +102,7 @@ struct DriverZooTests {
         let still = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-upright-\(UUID().uuidString).csv")
         try (upright.joined(separator: "\n") + "\n").write(to: still, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: still) }
-        let r = try UmockdevRun.run(devices: ["zoo/\(driver).umockdev"],
+        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"],
                                     steps: [["play", still.path, 25], ["start"], ["exit", 20]],
                                     arguments: ["--list"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")

@@ -17,9 +17,9 @@ struct IIOSensorProxyCaseTests {
 
     /// Upstream `test_iio_poll_accel`.
     @Test("a polled part with raw y -25.6 and scale 10 is normal, then with raw x -25.6 right-up")
-    func pollAccel() throws {
+    func pollAccel() async throws {
         let socket = UmockdevRun.socketPath("isp-poll")
-        let r = try UmockdevRun.run(devices: ["isp-poll-accel.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["isp-poll-accel.umockdev"], steps: [
             ["start"],
             ["connect", socket, 5],
             ["wait-sock", "\"sensor\":\"ok\"", 5],
@@ -38,9 +38,9 @@ struct IIOSensorProxyCaseTests {
 
     /// Upstream `test_iio_accel_base_location`.
     @Test("an accelerometer labelled accel-base alone publishes no rotation and no display sensor")
-    func baseOnlyAccel() throws {
+    func baseOnlyAccel() async throws {
         let socket = UmockdevRun.socketPath("isp-base")
-        let r = try UmockdevRun.run(devices: ["isp-poll-accel-base.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["isp-poll-accel-base.umockdev"], steps: [
             ["start"],
             ["connect", socket, 5],
             ["wait-sock", "\"sensor\":\"none\"", 5],
@@ -61,14 +61,14 @@ struct IIOSensorProxyCaseTests {
 
     /// Upstream `test_iio_buffer_accel`. Its scans come from binary files whose counts are not restated here.
     @Test("a buffered part with le:s16/32>>0 scans, a timestamp, trigger accel_3d-dev0 and no scale: normal, left-up, normal")
-    func bufferAccel() throws {
+    func bufferAccel() async throws {
         let socket = UmockdevRun.socketPath("isp-buffer")
         let node = "/dev/iio:device0"
         let dev = "sys/bus/iio/devices/iio:device0/"
         // x, y, z in the low 16 bits of 32 (the high half zero, so a reader that ignored the 16 valid bits would
         // see 65280 for -256), then the 64-bit timestamp at byte 16. Raw counts, 256 to 1 g (a 10-bit ±2 g part).
         let scan = "<hxxhxxhxxxxxxq"
-        let r = try UmockdevRun.run(devices: ["isp-buffer-accel.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["isp-buffer-accel.umockdev"], steps: [
             ["feed", node, scan, [0, -256, 0], 50],
             ["start"],
             ["connect", socket, 5],
@@ -97,14 +97,14 @@ struct IIOSensorProxyCaseTests {
     /// `test_iio_scale_decimal_separator`, on the same polled part.
     @Test("with LC_NUMERIC=fr_FR.UTF-8 a scale of 0.000010 or 0.000001 is read with its point, and raw -256000000 is normal, then right-up",
           arguments: ["0.000010", "0.000001"])
-    func commaDecimalLocale(scale: String) throws {
+    func commaDecimalLocale(scale: String) async throws {
         let locale = try #require(CommaDecimalLocale.make("fr_FR"),
                                   "no fr_FR locale: install the Debian package locales (scripts/install-deps.sh)")
         defer { locale.remove() }
         // The locale really is in effect for a child started this way: its C library writes 0,5 for 0.5.
         #expect(locale.decimalPointInChild() == ",", "fr_FR.UTF-8 is not loaded by a child process")
         let socket = UmockdevRun.socketPath("isp-locale")
-        let r = try UmockdevRun.run(devices: ["isp-poll-accel-micro.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["isp-poll-accel-micro.umockdev"], steps: [
             ["set", "iio:device0", ["in_accel_scale": scale]],
             ["start"],
             ["connect", socket, 5],
@@ -117,7 +117,7 @@ struct IIOSensorProxyCaseTests {
         #expect(r.socketRotations() == [0, 270], "\(r.transcript)")
         // The scale as rotationd read it, not 0 nor 1 (what a strtod following the locale would make of it).
         let value = try #require(Double(scale))
-        let list = try UmockdevRun.run(devices: ["isp-poll-accel-micro.umockdev"], steps: [
+        let list = try await UmockdevRun.run(devices: ["isp-poll-accel-micro.umockdev"], steps: [
             ["set", "iio:device0", ["in_accel_scale": scale]],
             ["start"],
             ["wait", "role:", 5],

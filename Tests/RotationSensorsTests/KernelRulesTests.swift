@@ -6,16 +6,16 @@ import Testing
 @Suite("The test bed's kernel refuses writes as the IIO core and the drivers do")
 struct KernelRulesTests {
     /// Writes each (device, file, value) in order through libiio, as the program under test.
-    static func attrs(_ fixture: String, _ writes: [(String, String, String)], then steps: [[Any]] = []) throws -> UmockdevRun.Result {
-        try UmockdevRun.run(devices: [fixture], steps: [["start"], ["exit", 20]] + steps,
+    static func attrs(_ fixture: String, _ writes: [(String, String, String)], then steps: [[Any]] = []) async throws -> UmockdevRun.Result {
+        try await UmockdevRun.run(devices: [fixture], steps: [["start"], ["exit", 20]] + steps,
                             arguments: [UmockdevRun.fixtures.appendingPathComponent("iio-write.py").path]
                                 + writes.flatMap { [$0.0, $0.1, $0.2] },
                             program: "/usr/bin/python3")
     }
 
     @Test("the buffer: a watermark above the length is EINVAL and leaves the value; the length first, then the watermark, is taken; nothing changes while enabled (EBUSY); enabling with no scan element is EINVAL")
-    func bufferRules() throws {
-        let r = try Self.attrs("zoo/bmc150-dual.umockdev", [
+    func bufferRules() async throws {
+        let r = try await Self.attrs("zoo/bmc150-dual.umockdev", [
             ("iio:device0", "buffer/watermark", "13"),
             ("iio:device0", "buffer/enable", "1"),
             ("iio:device0", "scan_elements/in_accel_x_en", "1"),
@@ -44,8 +44,8 @@ struct KernelRulesTests {
     }
 
     @Test("a frequency outside the driver's table is EINVAL and leaves the value; one in it is taken and printed as the driver prints it")
-    func frequencyTable() throws {
-        let r = try Self.attrs("zoo/bmc150-dual.umockdev", [
+    func frequencyTable() async throws {
+        let r = try await Self.attrs("zoo/bmc150-dual.umockdev", [
             ("iio:device0", "in_accel_sampling_frequency", "50"),
             ("iio:device0", "in_accel_sampling_frequency", "62.5"),
         ], then: [["expect-file", "sys/bus/iio/devices/iio:device0/in_accel_sampling_frequency", "62.500000"]])
@@ -55,8 +55,8 @@ struct KernelRulesTests {
     }
 
     @Test("a triggered-only buffer with no trigger cannot be enabled (EINVAL); a trigger name nobody has detaches the trigger; a trigger of another device is refused where the driver accepts only its own")
-    func triggers() throws {
-        let kx = try Self.attrs("zoo/kxcjk-1013.umockdev", [
+    func triggers() async throws {
+        let kx = try await Self.attrs("zoo/kxcjk-1013.umockdev", [
             ("iio:device0", "scan_elements/in_accel_x_en", "1"),
             ("iio:device0", "trigger/current_trigger", "nobody-dev9"),
             ("iio:device0", "buffer/enable", "1"),
@@ -74,7 +74,7 @@ struct KernelRulesTests {
             "iio:device0 trigger/current_trigger \"i2c-KIOX000A:00-any-motion-dev0\" EBUSY a triggered buffer is running",
         ], "\(kx.kernel)")
         // bmc150 takes only its own triggers; its base device has none, and the display's are another parent's.
-        let bmc = try Self.attrs("zoo/bmc150-dual.umockdev", [
+        let bmc = try await Self.attrs("zoo/bmc150-dual.umockdev", [
             ("iio:device1", "trigger/current_trigger", "BMA250E-dev0"),
             ("iio:device0", "trigger/current_trigger", "BMA250E-dev0"),
         ])
@@ -83,8 +83,8 @@ struct KernelRulesTests {
     }
 
     @Test("read-only attributes, a raw reading among them, cannot be opened for writing (EACCES), nor can files the device does not have; bmi323 refuses to enable with unequal rates")
-    func readOnlyAndDriverRules() throws {
-        let r = try Self.attrs("zoo/bmi323.umockdev", [
+    func readOnlyAndDriverRules() async throws {
+        let r = try await Self.attrs("zoo/bmi323.umockdev", [
             ("iio:device0", "in_accel_sampling_frequency_available", "1"),
             ("iio:device0", "sampling_frequency", "50"),
             ("iio:device0", "in_accel_x_raw", "5"),

@@ -15,8 +15,8 @@ struct LiveSensorTests {
     static let onda: [String: Int] = ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]
 
     @Test("a polled accelerometer: raw values changed at run time turn the published rotation")
-    func polledValuesChangeAtRunTime() throws {
-        let r = try UmockdevRun.run(devices: ["polled.umockdev"], steps: [
+    func polledValuesChangeAtRunTime() async throws {
+        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [
             ["start"],
             ["wait", Self.normal, 5],
             ["set", "iio:device0", Self.onda],
@@ -32,9 +32,9 @@ struct LiveSensorTests {
     }
 
     @Test("a buffered accelerometer: scans written into its device node are decoded; trigger, frequency and FIFO batch are set")
-    func bufferedScansThroughThePTY() throws {
+    func bufferedScansThroughThePTY() async throws {
         let node = "/dev/iio:device0"
-        let r = try UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
             ["feed", node, "<hhhxxq", [523, 13, 5], 50],
             ["start"],
             ["wait", Self.normal, 5],
@@ -56,8 +56,8 @@ struct LiveSensorTests {
     }
 
     @Test("a buffered device whose buffer stays silent for 500 ms is polled instead")
-    func silentBufferFallsBackToPolling() throws {
-        let r = try UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+    func silentBufferFallsBackToPolling() async throws {
+        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
             ["start"],
             ["wait-err", "the buffer delivered nothing within 500 ms; polling in_accel_\\*_raw at 50.0 Hz instead", 5],
             ["set", "iio:device0", Self.onda],
@@ -68,9 +68,9 @@ struct LiveSensorTests {
     }
 
     @Test("a buffer that goes silent after delivering is polled instead, and the rotation keeps following the device")
-    func bufferSilentLaterFallsBackToPolling() throws {
+    func bufferSilentLaterFallsBackToPolling() async throws {
         let node = "/dev/iio:device0"
-        let r = try UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
             ["feed", node, "<hhhxxq", [523, 13, 5], 50],
             ["start"],
             ["wait", Self.normal, 5],
@@ -86,8 +86,8 @@ struct LiveSensorTests {
     }
 
     @Test("per-channel scale and offset win over the shared ones, and the offset is added before scaling")
-    func perChannelScaleAndOffset() throws {
-        let r = try UmockdevRun.run(devices: ["scale-offset.umockdev"], steps: [
+    func perChannelScaleAndOffset() async throws {
+        let r = try await UmockdevRun.run(devices: ["scale-offset.umockdev"], steps: [
             ["start"],
             ["wait", Self.normal, 5],
             ["set", "iio:device0", ["in_accel_x_raw": 2980, "in_accel_y_raw": 100, "in_accel_z_raw": 100]],
@@ -95,7 +95,7 @@ struct LiveSensorTests {
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
-        let list = try UmockdevRun.run(devices: ["scale-offset.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+        let list = try await UmockdevRun.run(devices: ["scale-offset.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains("  scale: x 0.01 (in_accel_x_scale), y 0.02 (in_accel_y_scale), z 0.01 (in_accel_z_scale)"),
                 "\(list.transcript)")
         #expect(list.stdout.contains("  offset: x -2000.0 (in_accel_x_offset), y -100.0 (in_accel_offset), z -100.0 (in_accel_offset)"),
@@ -103,8 +103,8 @@ struct LiveSensorTests {
     }
 
     @Test("a mount_matrix attribute is applied; a udev matrix with a zero row is rejected with a warning and skipped")
-    func mountMatrixAttribute() throws {
-        let r = try UmockdevRun.run(devices: ["mount-matrix.umockdev"], steps: [
+    func mountMatrixAttribute() async throws {
+        let r = try await UmockdevRun.run(devices: ["mount-matrix.umockdev"], steps: [
             ["start"],
             ["wait", Self.normal, 5],
             ["set", "iio:device0", Self.onda],
@@ -117,8 +117,8 @@ struct LiveSensorTests {
     }
 
     @Test("the udev ACCEL_MOUNT_MATRIX property wins over the in_accel_mount_matrix attribute")
-    func udevMatrixWins() throws {
-        let r = try UmockdevRun.run(devices: ["udev-matrix.umockdev"], steps: [
+    func udevMatrixWins() async throws {
+        let r = try await UmockdevRun.run(devices: ["udev-matrix.umockdev"], steps: [
             ["start"],
             ["wait", Self.normal, 5],
             ["set", "iio:device0", Self.onda],
@@ -127,15 +127,15 @@ struct LiveSensorTests {
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // With the attribute's identity matrix instead, the same readings would give 90 and then 180.
         #expect(r.rotations == [0, 270], "\(r.transcript)")
-        let list = try UmockdevRun.run(devices: ["udev-matrix.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+        let list = try await UmockdevRun.run(devices: ["udev-matrix.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from udev ACCEL_MOUNT_MATRIX)"), "\(list.transcript)")
     }
 
     @Test("a shipped hwdb matrix whose third row repeats the first (Bush Windows tablet) is used with row 1 × row 2 as its third row, with a warning naming the source")
-    func udevMatrixWithRepeatedRowIsRepaired() throws {
+    func udevMatrixWithRepeatedRowIsRepaired() async throws {
         // Upright the part reads (0, +g, 0) and left edge up (+g, 0, 0): through the hwdb rows 1 and 2 that is
         // normal and then left-up. Dropping the matrix for the attribute's identity would give bottom-up first.
-        let r = try UmockdevRun.run(devices: ["udev-matrix-repeated-row.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["udev-matrix-repeated-row.umockdev"], steps: [
             ["start"],
             ["wait", Self.normal, 5],
             ["set", "iio:device0", ["in_accel_x_raw": 512, "in_accel_y_raw": 0, "in_accel_z_raw": 0]],
@@ -147,14 +147,14 @@ struct LiveSensorTests {
         #expect(r.events.filter { $0["rotation"] is Int }.allSatisfy { $0["tilt"] as? String == "vertical" }, "\(r.transcript)")
         let warning = "rotationd: warning: iio:device0: the mount matrix from udev ACCEL_MOUNT_MATRIX (\"1, 0, 0; 0, -1, 0; 1, 0, 0\") has a third row that is zero or in the plane of the first two; using \"1, 0, 0; 0, -1, 0; 0, 0, -1\""
         #expect(r.stderr.filter { $0.hasPrefix(warning) }.count == 1, "\(r.transcript)")
-        let list = try UmockdevRun.run(devices: ["udev-matrix-repeated-row.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+        let list = try await UmockdevRun.run(devices: ["udev-matrix-repeated-row.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 1, 0, 0; 0, -1, 0; 0, 0, -1 (from udev ACCEL_MOUNT_MATRIX, third row replaced by the cross product of the first two)"),
                 "\(list.transcript)")
     }
 
     @Test("with a base and a display accelerometer only the display one drives the rotation")
-    func baseAndDisplayPair() throws {
-        let r = try UmockdevRun.run(devices: ["base-display.umockdev"], steps: [
+    func baseAndDisplayPair() async throws {
+        let r = try await UmockdevRun.run(devices: ["base-display.umockdev"], steps: [
             ["start"],
             ["wait", Self.normal, 5],
             ["set", "iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": 512, "in_accel_z_raw": 0]],
@@ -166,18 +166,18 @@ struct LiveSensorTests {
         #expect(r.rotations == [0, 270], "\(r.transcript)")
         #expect(r.stderr.contains { $0.contains("using iio:device1 (cros-ec-accel) as the display accelerometer") &&
             $0.contains("base accelerometer iio:device0 is not used") }, "\(r.transcript)")
-        let list = try UmockdevRun.run(devices: ["base-display.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+        let list = try await UmockdevRun.run(devices: ["base-display.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains("  location: base (from udev ACCEL_LOCATION=base)"), "\(list.transcript)")
         #expect(list.stdout.contains("  location: display (from label accel-display)"), "\(list.transcript)")
     }
 
     @Test("each kind of garbage raw value is skipped and logged at most once a second; a zero scale is refused by name")
-    func garbageValues() throws {
+    func garbageValues() async throws {
         // The fixture starts with x "abc", y empty and z overflowing; a sample is skipped at its first bad axis,
         // so the axes are repaired one at a time, each once its kind of garbage has been logged. The log allows
         // one line a second, so each kind stays for a second (the one before it was logged just before).
         let started = Date()
-        let r = try UmockdevRun.run(devices: ["garbage.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["garbage.umockdev"], steps: [
             ["start"],
             ["wait-err", "in_accel_x_raw holds \"abc\"", 5],
             ["alive"],
@@ -211,9 +211,9 @@ struct LiveSensorTests {
     }
 
     @Test("a device removed while running publishes sensor lost, and the rotation resumes when it is added again")
-    func removedAndAddedAgain() throws {
+    func removedAndAddedAgain() async throws {
         let path = "/sys/devices/platform/accel-polled/iio:device0"
-        let r = try UmockdevRun.run(devices: ["polled.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [
             ["start"],
             ["wait", Self.normal, 5],
             ["uevent", path, "remove"],
@@ -233,8 +233,8 @@ struct LiveSensorTests {
     }
 
     @Test("with no sensor at all one line says what was looked for, and a sensor that appears later is used")
-    func noSensorThenHotPlug() throws {
-        let r = try UmockdevRun.run(devices: [], steps: [
+    func noSensorThenHotPlug() async throws {
+        let r = try await UmockdevRun.run(devices: [], steps: [
             ["start"],
             ["wait", "\"sensor\":\"none\"", 5],
             ["sleep", 2.5],
@@ -250,10 +250,10 @@ struct LiveSensorTests {
     }
 
     @Test("an accelerometer with a gyroscope on the same device: both are read, the gyroscope through the accelerometer's mount matrix")
-    func accelerometerAndGyroscope() throws {
+    func accelerometerAndGyroscope() async throws {
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-gyro-\(UUID().uuidString).csv")
         defer { try? FileManager.default.removeItem(at: csv) }
-        let r = try UmockdevRun.run(devices: ["accel-gyro.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["accel-gyro.umockdev"], steps: [
             ["start"],
             ["wait", Self.normal, 5],
             ["set", "iio:device0", ["in_anglvel_x_raw": 100, "in_anglvel_y_raw": 200, "in_anglvel_z_raw": 300]],
@@ -285,10 +285,10 @@ struct LiveSensorTests {
     }
 
     @Test("a trace recorded from the live sensor replays to the same published changes, at the same times")
-    func recordThenReplay() throws {
+    func recordThenReplay() async throws {
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-roundtrip-\(UUID().uuidString).csv")
         defer { try? FileManager.default.removeItem(at: csv) }
-        let live = try UmockdevRun.run(devices: ["polled.umockdev"], steps: [
+        let live = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [
             ["start"],
             ["wait", Self.normal, 5],
             ["set", "iio:device0", Self.onda],
@@ -326,11 +326,11 @@ struct LiveSensorTests {
     }
 
     @Test("a buffered IMU: accelerometer and gyroscope come from the same scans; the gyroscope follows the hwdb matrix that corrects its chip, not its own attribute")
-    func bufferedAccelerometerAndGyroscope() throws {
+    func bufferedAccelerometerAndGyroscope() async throws {
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-imu-\(UUID().uuidString).csv")
         defer { try? FileManager.default.removeItem(at: csv) }
         let node = "/dev/iio:device0"
-        let r = try UmockdevRun.run(devices: ["imu-buffered.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["imu-buffered.umockdev"], steps: [
             ["feed", node, "<hhhhhhxxxxq", [523, 13, 5, 100, 200, 300], 50],
             ["start"],
             ["wait", Self.normal, 5],
@@ -351,24 +351,24 @@ struct LiveSensorTests {
         #expect(abs(last[4] - -0.05) < 1e-6 && abs(last[5] - 0.04) < 1e-6 && abs(last[6] - 0.06) < 1e-6, "\(last)")
         // The accelerometer went through the udev matrix: right edge up reads about (−g, 0, 0).
         #expect(abs(last[1] - -521 * 0.019163) < 1e-4, "\(last)")
-        let list = try UmockdevRun.run(devices: ["imu-buffered.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+        let list = try await UmockdevRun.run(devices: ["imu-buffered.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from the accelerometer's, udev ACCEL_MOUNT_MATRIX)"),
                 "\(list.transcript)")
     }
 
     @Test("a udev ANGLVEL_MOUNT_MATRIX wins for a gyroscope on the accelerometer's chip")
-    func udevGyroscopeMatrixWins() throws {
-        let list = try UmockdevRun.run(devices: ["imu-anglvel-udev.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+    func udevGyroscopeMatrixWins() async throws {
+        let list = try await UmockdevRun.run(devices: ["imu-anglvel-udev.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 1, 0, 0; 0, -1, 0; 0, 0, -1 (from udev ANGLVEL_MOUNT_MATRIX)"), "\(list.transcript)")
         #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from udev ACCEL_MOUNT_MATRIX)"), "\(list.transcript)")
     }
 
     @Test("with --serve the sensor is opened only while a client is connected, and sampling resumes for the next one")
-    func samplesOnlyWhileSubscribed() throws {
+    func samplesOnlyWhileSubscribed() async throws {
         let socket = "/tmp/rotationd-ondemand-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         let enable = "sys/bus/iio/devices/iio:device0/buffer/enable"
         let node = "/dev/iio:device0"
-        let r = try UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
             ["feed", node, "<hhhxxq", [523, 13, 5], 50],
             ["start"],
             // Serving, and for half a second more, without having touched the sensor.
@@ -399,10 +399,10 @@ struct LiveSensorTests {
     }
 
     @Test("a live service is idle without clients; after the last client leaves it forgets the pose, so a pose changed meanwhile is what the next client gets")
-    func idleForgetsThePose() throws {
+    func idleForgetsThePose() async throws {
         let socket = "/tmp/rotationd-idle-pose-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         let node = "/dev/iio:device0"
-        let r = try UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
             ["feed", node, "<hhhxxq", [523, 13, 5], 50],
             ["start"],
             ["connect", socket, 5],
@@ -446,9 +446,9 @@ struct LiveSensorTests {
     }
 
     @Test("with --serve and no client the sensor is never opened")
-    func idleWithoutSubscriber() throws {
+    func idleWithoutSubscriber() async throws {
         let socket = "/tmp/rotationd-idle-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-        let r = try UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
             ["start"],
             // Serving, and for a second more.
             ["wait-err", "serving on ", 5],

@@ -11,10 +11,10 @@ struct PermissionTests {
     static let fix = "(run rotationd as the user rotationd, as its systemd service does, once udev has applied 60-rotationd.rules to the device (udevadm trigger), or as root)"
 
     @Test("a raw attribute that becomes unreadable: one error naming the file and the fix, the client stays connected and sees the sensor lost, and the rotation follows the device again once the file is readable")
-    func unreadableRawAttribute() throws {
+    func unreadableRawAttribute() async throws {
         let socket = UmockdevRun.socketPath("perm-raw")
         let raw = "sys/bus/iio/devices/iio:device0/in_accel_x_raw"
-        let r = try UmockdevRun.run(devices: ["polled.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [
             ["start"],
             ["connect", socket, 5],
             ["wait-sock", LiveSensorTests.normal, 5],
@@ -50,11 +50,11 @@ struct PermissionTests {
     }
 
     @Test("an unwritable buffer/enable: one error naming that file and the fix, the rotation is polled meanwhile, and the next sampling reads the buffer once the file is writable")
-    func unwritableBufferEnable() throws {
+    func unwritableBufferEnable() async throws {
         let socket = UmockdevRun.socketPath("perm-buffer")
         let dev = "sys/bus/iio/devices/iio:device0/"
         let node = "/dev/iio:device0"
-        let r = try UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
             // The device and its node belong to rotationd's user, as a udev rule would give them, except that
             // buffer/enable is read-only.
             ["chown", "sys/devices/platform/accel-buffered", Self.user],

@@ -9,9 +9,9 @@ struct SamplingPaceTests {
     static let subscribe = "{\"cmd\":\"subscribe\",\"events\":[\"state\",\"samples\"]}"
 
     @Test("a polled part is read every 0.4 s while still, at the full rate from the first reading that moved, then slowly again")
-    func polledPace() throws {
+    func polledPace() async throws {
         let socket = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-pace-\(UUID().uuidString).sock").path
-        let r = try UmockdevRun.run(devices: ["polled.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [
             ["start"],
             ["connect", socket, 10],
             ["send", Self.subscribe],
@@ -56,12 +56,12 @@ struct SamplingPaceTests {
     }
 
     @Test("a buffered part is slowed to its lowest frequency and batched while still, brought back when it moves, and left as found when the last client leaves and on SIGTERM")
-    func bufferedPaceAndRestore() throws {
+    func bufferedPaceAndRestore() async throws {
         let socket = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-pace-\(UUID().uuidString).sock").path
         let trace = try Self.uprightThenLeftUp(seconds: 6)
         defer { try? FileManager.default.removeItem(atPath: trace) }
         let dev = "sys/bus/iio/devices/iio:device0/"
-        let r = try UmockdevRun.run(devices: ["paced-buffered.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: ["paced-buffered.umockdev"], steps: [
             ["feed-trace", "/dev/iio:device0", trace, 0.019163, 50, 60, 5],
             ["start"],
             ["connect", socket, 10],

@@ -11,6 +11,8 @@ struct UmockdevRun {
         .deletingLastPathComponent()
     static let fixtures = root.appendingPathComponent("Tests/fixtures")
     static var binDir: String { BuiltProducts.directory }
+    /// How many runs this test process has going at once.
+    static let slots = RunSlots.perProcessor()
 
     /// What the run printed and how it ended.
     struct Result {
@@ -86,8 +88,14 @@ struct UmockdevRun {
     ///   - user: `USER:GROUP` to run rotationd as that unprivileged user (the driver's `--user`), or nil for root.
     ///   - environment: variables added to rotationd's environment (and the driver's).
     ///   - program: another program to run instead of rotationd.
+    ///
+    /// Runs wait for a free slot (`slots`), and the test awaits the run without holding a thread: a test process
+    /// runs only as many synchronous tests at once as the machine has cores, and these spend their time waiting
+    /// on traces played in real time.
     static func run(devices: [String], steps: [[Any]], arguments: [String], user: String? = nil,
-                    environment: [String: String] = [:], program: String? = nil) throws -> Result {
+                    environment: [String: String] = [:], program: String? = nil) async throws -> Result {
+        await slots.acquire()
+        defer { slots.release() }
         let binary = try program ?? BuiltProducts.require("rotationd")
         let stepsJSON = String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self)
         var args = [fixtures.appendingPathComponent("umockdev-driver.py").path]
@@ -107,8 +115,10 @@ struct UmockdevRun {
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         p.standardOutput = try FileHandle(forWritingTo: outURL)
         p.standardError = try FileHandle(forWritingTo: errURL)
-        try p.run()
-        p.waitUntilExit()
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            p.terminationHandler = { _ in done.resume() }
+            do { try p.run() } catch { done.resume(throwing: error) }
+        }
         for failure in reports.failures(of: "rotationd under umockdev") { Issue.record(Comment(rawValue: failure)) }
         let outData = try Data(contentsOf: outURL), errData = try Data(contentsOf: errURL)
         func lines(_ d: Data) -> [String] {

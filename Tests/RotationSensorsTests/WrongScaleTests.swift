@@ -6,8 +6,8 @@ import Testing
 @Suite("Wrong scales under umockdev", .serialized)
 struct WrongScaleTests {
     @Test("a part with no scale attribute (1 g reads 256 counts) turns the rotation, and the missing scale is reported once with its factor")
-    func rawCountsTurnAndAreReported() throws {
-        let r = try UmockdevRun.run(devices: ["noscale.umockdev"], steps: [
+    func rawCountsTurnAndAreReported() async throws {
+        let r = try await UmockdevRun.run(devices: ["noscale.umockdev"], steps: [
             ["start"],
             ["wait", LiveSensorTests.normal, 5],
             ["wait-err", "1 g reads 256", 5],
@@ -23,13 +23,13 @@ struct WrongScaleTests {
         #expect(reports == ["rotationd: warning: iio:device0: 1 g reads 256.2 (26.12 × 9.807 m/s²): the driver has no in_accel_scale, so the readings are raw counts; rotations are still decided, but programs that trust the scale read 26.12 g at rest; the driver should report a scale of about 0.03828"]
                 || (reports.count == 1 && reports[0].contains("the driver has no in_accel_scale") && reports[0].contains(" (26.1")),
                 "\(r.transcript)")
-        let list = try UmockdevRun.run(devices: ["noscale.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+        let list = try await UmockdevRun.run(devices: ["noscale.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains { $0.hasPrefix("  at rest: iio:device0: 1 g reads 256") && $0.contains("raw counts") }, "\(list.transcript)")
     }
 
     @Test("a scale ten times too small still turns the rotation; the attribute is named with its factor, in the log and in --list")
-    func smallScaleNamed() throws {
-        let r = try UmockdevRun.run(devices: ["smallscale.umockdev"], steps: [
+    func smallScaleNamed() async throws {
+        let r = try await UmockdevRun.run(devices: ["smallscale.umockdev"], steps: [
             ["start"],
             ["wait", LiveSensorTests.rightUp, 5],
             ["wait-err", "in_accel_scale \\(0\\.000958\\) is probably wrong by a factor of 0\\.09", 5],
@@ -39,14 +39,14 @@ struct WrongScaleTests {
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [270, 90], "\(r.transcript)")
         #expect(r.stderr.filter { $0.contains("is probably wrong") }.count == 1, "\(r.transcript)")
-        let list = try UmockdevRun.run(devices: ["smallscale.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+        let list = try await UmockdevRun.run(devices: ["smallscale.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains { $0.hasPrefix("  at rest: iio:device0: 1 g reads 0.98") && $0.contains("in_accel_scale (0.000958) is probably wrong by a factor of 0.09") },
                 "\(list.transcript)")
     }
 
     @Test("a correctly scaled part is not reported as wrong")
-    func rightScaleNotReported() throws {
-        let r = try UmockdevRun.run(devices: ["polled.umockdev"], steps: [
+    func rightScaleNotReported() async throws {
+        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [
             ["start"],
             ["wait", LiveSensorTests.normal, 5],
             ["wait-err", "1 g reads 10\\.0.*: the scale is right", 5],
@@ -54,7 +54,7 @@ struct WrongScaleTests {
         ], arguments: ["--print", "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(!r.stderr.contains { $0.contains("probably wrong") || $0.contains("raw counts") }, "\(r.transcript)")
-        let list = try UmockdevRun.run(devices: ["polled.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+        let list = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains { $0.hasPrefix("  at rest: iio:device0: 1 g reads 10.0") && $0.hasSuffix("the scale is right") }, "\(list.transcript)")
     }
 }
