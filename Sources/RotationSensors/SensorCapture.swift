@@ -67,9 +67,17 @@ final class SensorCapture {
 
     func run() -> Outcome {
         defer { settings.restore() }
+        // First, as nothing else can be written while they run: the buffers a reader left enabled when it ended.
+        var accelBusy = false
+        if accel.capture == .buffered && accelFiles.read("buffer/enable") == "1" {
+            accelBusy = !disableAbandonedBuffer(dev, accel.id)
+        }
+        if let gyro, let gyroDev, let files = gyroFiles, gyro.capture == .buffered, files.read("buffer/enable") == "1" {
+            _ = disableAbandonedBuffer(gyroDev, gyro.id)
+        }
         setFrequencies(accel.frequency?.chosen ?? rate)
         if accel.capture == .buffered {
-            if accelFiles.read("buffer/enable") == "1" {
+            if accelBusy {
                 SensorLog.once(.warning, "\(accel.id): its buffer is already enabled (\(accelFiles.path("buffer/enable")) reads 1), so another program is capturing from it (is iio-sensor-proxy running?); polling in_accel_*_raw at \(rate) Hz instead")
             } else {
                 let outcome = runBuffered()
@@ -79,6 +87,28 @@ final class SensorCapture {
             SensorLog.once(.info, "\(accel.id): polling in_accel_*_raw at \(rate) Hz: \(reason)")
         }
         return runPolled()
+    }
+
+    /// Disables the buffer of `device` when it was found enabled with nobody reading it, and returns whether it
+    /// did; another program's buffer is left alone.
+    ///
+    /// A buffer is read through the device's node, which the kernel lets one process at a time hold open
+    /// (`iio_chrdev_open`: EBUSY), and closing the node leaves the buffer enabled. A node that opens is one
+    /// nobody reads: its reader ended without disabling the buffer (this service, killed or crashed, before
+    /// its restart; iio-sensor-proxy killed).
+    private func disableAbandonedBuffer(_ device: OpaquePointer, _ id: String) -> Bool {
+        let node = "/dev/\(id)"
+        let fd = Glibc.open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { return false }
+        Glibc.close(fd)
+        if let failure = IIOContext.writeDevice(device, "buffer/enable", "0") {
+            let err = SystemError(operation: "write 0 to", path: SensorError.sysfsPath(id, "buffer/enable"), errno: failure.code,
+                                  fix: SensorError.sysfsFix(failure.code))
+            SensorLog.once(.warning, "\(id): its buffer was left enabled with nobody reading \(node), and disabling it failed: \(err)")
+            return false
+        }
+        SensorLog.once(.info, "\(id): its buffer was left enabled with nobody reading \(node) (its reader ended without disabling it); disabled it")
+        return true
     }
 
     /// Sets the accelerometer's sampling frequency (and a rate its driver requires to match) and the separate

@@ -85,6 +85,29 @@ struct LiveSensorTests {
         #expect(!r.stdout.contains { $0.contains("\"sensor\":\"lost\"") }, "\(r.transcript)")
     }
 
+    @Test("a buffer left enabled by a reader that ended (nobody holds its node) is disabled and read through, not polled")
+    func abandonedBufferIsTakenOver() async throws {
+        let node = "/dev/iio:device0"
+        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+            // As a reader that crashed leaves the device: its scan elements and buffer enabled, its node closed. The
+            // raw attributes say upright; only the buffer says right edge up.
+            ["set", "iio:device0", ["scan_elements/in_accel_x_en": 1, "scan_elements/in_accel_y_en": 1,
+                                    "scan_elements/in_accel_z_en": 1, "scan_elements/in_timestamp_en": 1, "buffer/enable": 1,
+                                    "in_accel_x_raw": 523, "in_accel_y_raw": 13, "in_accel_z_raw": 5]],
+            ["feed", node, "<hhhxxq", [8, 521, -67], 50],
+            ["start"],
+            ["wait", Self.rightUp, 5],
+            ["expect-file", "sys/bus/iio/devices/iio:device0/buffer/enable", "1"],
+            ["alive"],
+        ], arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.rotations == [270], "\(r.transcript)")
+        #expect(r.stderr.contains("rotationd: info: iio:device0: its buffer was left enabled with nobody reading /dev/iio:device0 (its reader ended without disabling it); disabled it"),
+                "\(r.transcript)")
+        #expect(!r.stderr.contains { $0.contains("polling in_accel") }, "fell back to polling:\n\(r.transcript)")
+        #expect(r.kernel.first == "iio:device0 buffer/enable \"0\" ok", "\(r.transcript)")
+    }
+
     @Test("per-channel scale and offset win over the shared ones, and the offset is added before scaling")
     func perChannelScaleAndOffset() async throws {
         let r = try await UmockdevRun.run(devices: ["scale-offset.umockdev"], steps: [
