@@ -15,11 +15,13 @@ set -e
 #   the examples' tests read the files back with outside tools: exiftool (libimage-exiftool-perl), ffprobe
 #     and ffmpeg (ffmpeg)
 #   the sandboxed client test:  bubblewrap (bwrap)
+#   the package booted under systemd in a container (SystemdBootTests):  systemd-container (systemd-nspawn)
 #   the release link's list of hot functions (scripts/hot-functions.sh):  valgrind
 PKGS="libiio-dev libudev-dev linux-libc-dev umockdev python3-gi gir1.2-umockdev-1.0 systemd libiio-utils make socat locales gcc libc6-dev
       debhelper scdoc man-db bash-completion binutils dpkg-dev init-system-helpers lintian acl
       gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 python3-gst-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-      gstreamer1.0-plugins-ugly libimage-exiftool-perl ffmpeg bubblewrap valgrind"
+      gstreamer1.0-plugins-ugly libimage-exiftool-perl ffmpeg bubblewrap valgrind
+      systemd-container"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
