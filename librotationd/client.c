@@ -352,42 +352,6 @@ PUBLIC int rotationd_rotation(rotationd *r, int64_t when, int *degrees) {
     return 0;
 }
 
-static bool has_node(const struct rtd_cameras *list, const struct rtd_camera *c, const char *path) {
-    const char *device = rtd_string(list, c->device);
-    if (device && strcmp(device, path) == 0) return true;
-    const char *node = rtd_string(list, c->nodes);
-    for (unsigned i = 0; node && i < c->node_count; i++, node += strlen(node) + 1)
-        if (strcmp(node, path) == 0) return true;
-    return false;
-}
-
-/* The camera `key` names in `list`, by RotationClient's CameraLookup rules; -1 when none. */
-static int find_camera(const struct rtd_cameras *list, const char *key) {
-    for (unsigned i = 0; i < list->count; i++)
-        if (strcmp(rtd_string(list, list->camera[i].name), key) == 0) return (int)i;
-    for (unsigned i = 0; i < list->count; i++) {
-        const char *id = rtd_string(list, list->camera[i].libcamera);
-        if (id && strcmp(id, key) == 0) return (int)i;
-    }
-    for (unsigned i = 0; i < list->count; i++)
-        if (has_node(list, &list->camera[i], key)) return (int)i;
-    if (key[0] == '/') {
-        char *real = realpath(key, NULL);
-        if (real) {
-            int found = -1;
-            for (unsigned i = 0; i < list->count && found < 0; i++)
-                if (has_node(list, &list->camera[i], real)) found = (int)i;
-            free(real);
-            if (found >= 0) return found;
-        }
-    }
-    for (unsigned i = 0; i < list->count; i++) {
-        const char *bus = rtd_string(list, list->camera[i].bus_path);
-        if (bus && strcmp(bus, key) == 0) return (int)i;
-    }
-    return -1;
-}
-
 PUBLIC int rotationd_camera_angle(rotationd *r, const char *key, int64_t when, struct rotationd_angle *angle) {
     if (!r) return -EINVAL;
     if (!key || !*key || !angle) return fail(r, EINVAL, "rotationd_camera_angle: %s", !angle ? "angle is NULL" : "no camera named");
@@ -400,7 +364,7 @@ PUBLIC int rotationd_camera_angle(rotationd *r, const char *key, int64_t when, s
     if (list && list->serial == r->cache_serial && key_len < sizeof r->cache_key && strcmp(r->cache_key, key) == 0) {
         index = r->cache_index;
     } else {
-        index = list ? find_camera(list, key) : -1;
+        index = list ? rtd_find_camera(list, key) : -1;
         if (list && key_len < sizeof r->cache_key) {
             r->cache_serial = list->serial;
             memcpy(r->cache_key, key, key_len + 1);

@@ -1,4 +1,5 @@
 /* Decoding the service's lines with json-c, and the history of states received. */
+#define _DEFAULT_SOURCE
 #include "message.h"
 
 #include <errno.h>
@@ -307,6 +308,43 @@ int rtd_parse_line(const char *line, size_t len, struct rtd_message *message, ch
 void rtd_message_clear(struct rtd_message *message) {
     rtd_cameras_unref(message->state.cameras);
     message->state.cameras = NULL;
+}
+
+/* ---- cameras by key ---- */
+
+static bool has_node(const struct rtd_cameras *list, const struct rtd_camera *c, const char *path) {
+    const char *device = rtd_string(list, c->device);
+    if (device && strcmp(device, path) == 0) return true;
+    const char *node = rtd_string(list, c->nodes);
+    for (unsigned i = 0; node && i < c->node_count; i++, node += strlen(node) + 1)
+        if (strcmp(node, path) == 0) return true;
+    return false;
+}
+
+int rtd_find_camera(const struct rtd_cameras *list, const char *key) {
+    for (unsigned i = 0; i < list->count; i++)
+        if (strcmp(rtd_string(list, list->camera[i].name), key) == 0) return (int)i;
+    for (unsigned i = 0; i < list->count; i++) {
+        const char *id = rtd_string(list, list->camera[i].libcamera);
+        if (id && strcmp(id, key) == 0) return (int)i;
+    }
+    for (unsigned i = 0; i < list->count; i++)
+        if (has_node(list, &list->camera[i], key)) return (int)i;
+    if (key[0] == '/') {
+        char *real = realpath(key, NULL);
+        if (real) {
+            int found = -1;
+            for (unsigned i = 0; i < list->count && found < 0; i++)
+                if (has_node(list, &list->camera[i], real)) found = (int)i;
+            free(real);
+            if (found >= 0) return found;
+        }
+    }
+    for (unsigned i = 0; i < list->count; i++) {
+        const char *bus = rtd_string(list, list->camera[i].bus_path);
+        if (bus && strcmp(bus, key) == 0) return (int)i;
+    }
+    return -1;
 }
 
 /* ---- history ---- */

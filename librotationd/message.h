@@ -78,6 +78,11 @@ static inline const char *rtd_string(const struct rtd_cameras *list, uint16_t of
     return offset == RTD_NONE ? NULL : list->blob + offset;
 }
 
+/* The camera `key` names in `list`, by RotationClient's CameraLookup rules: its name, then its libcamera id,
+ * then its device or a capture node, then the same through realpath() for a path, then its bus path. -1 when
+ * none. */
+int rtd_find_camera(const struct rtd_cameras *list, const char *key);
+
 /* The states received, oldest first, with increasing t, at most RTD_HISTORY of them. */
 #define RTD_HISTORY 256
 
