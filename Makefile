@@ -87,8 +87,8 @@ build/man/%: man/%.scd
 	@mkdir -p build/man
 	scdoc < $< > $@
 
-# A binary Debian package in dist/, built by debhelper (debian/rules) from the release build. Its version
-# is the one the built rotationd prints.
+# The binary Debian packages in dist/, built by debhelper (debian/rules) from the release build: rotationd,
+# librotationd0, librotationd-dev and gstreamer1.0-rotationd. Their version is the one the built rotationd prints.
 deb: release
 	./scripts/debian-changelog.sh "$$($(BUILD_DIR)/rotationd --version | cut -d' ' -f2)" > debian/changelog
 	dpkg-checkbuilddeps
@@ -122,6 +122,7 @@ bench: release
 	./scripts/bench-quality.sh
 	./scripts/bench-engine.sh
 	./scripts/bench-fanout.sh
+	./scripts/bench-gst.sh
 
 # Installs the binaries from BUILD_DIR as they are (for packaging: build first, then install with DESTDIR,
 # possibly as another user). Only when they are missing from the default BUILD_DIR does it build a release,
@@ -189,5 +190,5 @@ uninstall:
 
 clean:
 	rm -rf .build build dist
-	rm -rf debian/rotationd debian/.debhelper debian/tmp
+	rm -rf debian/rotationd debian/librotationd0 debian/librotationd-dev debian/gstreamer1.0-rotationd debian/.debhelper debian/tmp
 	rm -f debian/changelog debian/files debian/*.substvars debian/*.debhelper debian/*.debhelper.log debian/debhelper-build-stamp

@@ -147,11 +147,18 @@ class Recorder:
         return Gst.PadProbeReturn.OK
 
 
-def build(description, jifmux_name=None):
-    pipeline = Gst.parse_launch(description)
-    if jifmux_name:
-        # jifmux keeps the first orientation it was told unless it is told to replace it (Docs/capture-programs.md).
-        pipeline.get_by_name(jifmux_name).set_tag_merge_mode(Gst.TagMergeMode.REPLACE)
+def replace_tags(pipeline, sub_bin, element):
+    """jifmux keeps the first orientation it was told unless told to replace it: Docs/capture-programs.md's
+    recipe, for every jifmux that enters the pipeline."""
+    factory = element.get_factory()
+    if factory is not None and factory.get_name() == "jifmux":
+        element.set_tag_merge_mode(Gst.TagMergeMode.REPLACE)
+
+
+def build(description):
+    pipeline = Gst.Pipeline.new()
+    pipeline.connect("deep-element-added", replace_tags)
+    pipeline.add(Gst.parse_bin_from_description(description, False))
     return pipeline
 
 
@@ -248,11 +255,11 @@ def turning(args, scratch):
         follow = build("%s ! rotationdtag name=tag camera=back socket=%s ! tee name=t "
                        "t. ! queue ! jpegenc ! jifmux name=mux ! multifilesink location=%s "
                        "t. ! queue ! videoflip video-direction=auto ! fakesink name=flipped"
-                       % (src, sock, out("follow")), "mux")
+                       % (src, sock, out("follow")))
         lock = build("%s ! rotationdtag name=tag camera=/dev/video0 mode=lock socket=%s ! jpegenc ! jifmux name=mux "
-                     "! multifilesink location=%s" % (src, sock, out("lock")), "mux")
+                     "! multifilesink location=%s" % (src, sock, out("lock")))
         upstream = build("%s ! taginject tags=\"image-orientation=rotate-90\" ! rotationdtag name=tag camera=back socket=%s "
-                         "! jpegenc ! jifmux name=mux ! multifilesink location=%s" % (src, sock, out("upstream")), "mux")
+                         "! jpegenc ! jifmux name=mux ! multifilesink location=%s" % (src, sock, out("upstream")))
         recorders = {n: Recorder(p, p.get_by_name("tag")) for n, p in
                      [("follow", follow), ("lock", lock), ("upstream", upstream)]}
         flipped = []
