@@ -166,7 +166,7 @@ follow() {
     serve
     svc=$!
     wait_socket "$sock" || { echo "FAIL - rotationd did not serve"; cat "$d/service.log"; return 1; }
-    LD_LIBRARY_PATH=$lib "$OUT/$kind/follow-keys" --socket "$sock" --seconds 15 back "$d/video0" "$d/by-id-cam" front "$d/video1" \
+    LD_LIBRARY_PATH=$lib "$OUT/$kind/follow-keys" --socket "$sock" --seconds 18 back "$d/video0" "$d/by-id-cam" front "$d/video1" \
         >"$d/follow.out" 2>"$d/follow.err" &
     fk=$!
     "$BIN_DIR/rotwatch" --json --socket "$sock" >"$d/rotwatch.out" 2>/dev/null &

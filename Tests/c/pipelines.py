@@ -332,13 +332,18 @@ def late_service(args, scratch):
         for i in range(600):
             f.write("%.4f,9.810,0.000,0.000\n" % (i / 100))
     sock = os.path.join(scratch, "late.sock")
-    pipeline = build("videotestsrc is-live=true num-buffers=30 ! video/x-raw,width=64,height=48,framerate=%d/1 "
-                     "! rotationdtag name=tag camera=back socket=%s ! fakesink" % (FPS, sock))
+    # Six seconds of frames: the library retries after 0.1, 0.2, 0.4, 0.8, 1.6 and then every 2 s, so the service,
+    # started once 8 frames have passed, is found with time to spare however slowly it starts.
+    frames = 60
+    pipeline = build("videotestsrc is-live=true num-buffers=%d ! video/x-raw,width=64,height=48,framerate=%d/1 "
+                     "! rotationdtag name=tag camera=back socket=%s ! fakesink" % (frames, FPS, sock))
     rec = Recorder(pipeline, pipeline.get_by_name("tag"))
     started = {}
 
     def start_later():
-        time.sleep(1.0)
+        deadline = time.monotonic() + 20
+        while len(rec.frames) < 8 and time.monotonic() < deadline:
+            time.sleep(0.02)
         started["at"] = time.monotonic()
         started["service"] = start_service(args.rotationd, trace, sock, os.path.join(scratch, "late.log"))
     threading.Thread(target=start_later, daemon=True).start()
@@ -352,7 +357,7 @@ def late_service(args, scratch):
         early = [o for (_, m, o) in rec.frames if m < started.get("at", 0) - 0.1]
         check("until the service appears the buffers pass with no orientation tag", len(early) >= 5 and all(o is None for o in early),
               "%d early frames, tags %s" % (len(early), runs(early)))
-        check("the buffers pass untouched", rec.digests_in == rec.digests_out and len(rec.digests_out) == 30, "%d" % len(rec.digests_out))
+        check("the buffers pass untouched", rec.digests_in == rec.digests_out and len(rec.digests_out) == frames, "%d" % len(rec.digests_out))
         check("when the service appears the element picks the angle up: left-up, back camera mounted at 0: rotate-90",
               rec.tag_events == ["rotate-90"] and rec.frames[-1][2] == "rotate-90", "tags %s" % rec.tag_events)
     finally:
