@@ -25,7 +25,7 @@ RELEASE = $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -use-ld=lld \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/data/hot-functions.txt -Xlinker --no-warn-symbol-ordering \
 	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic $(LINK_HARDENING) $(SWIFT_FLAGS)
 
-.PHONY: all deps build release binaries man deb demo test test-sanitizers fuzz bench install install-data uninstall clean
+.PHONY: all deps build release binaries clibs man deb demo test test-c test-sanitizers fuzz bench install install-c install-data uninstall clean
 
 all: build
 
@@ -34,6 +34,45 @@ deps:
 
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
+	$(MAKE) clibs
+
+# The C client library librotationd.so.0 (librotationd/) and the GStreamer element rotationdtag built on it
+# (gst/), C11 with gcc and pkg-config, into CBUILD. CFLAGS, CPPFLAGS and LDFLAGS come from the environment
+# (dpkg-buildflags in a package build; -fsanitize=... for scripts/test-c.sh). The library exports only its
+# API (librotationd/librotationd.map); json-c parses the service's lines.
+VERSION := $(shell sed -n 's/.*static let current = "\(.*\)"/\1/p' Sources/RotationEngine/Protocol/ServiceVersion.swift)
+CFLAGS ?= -O2 -g
+CBUILD ?= build/c
+C_WARNINGS = -std=c11 -Wall -Wextra -Wformat=2 -Wstrict-prototypes -Wno-unused-parameter
+JSONC_CFLAGS = $(shell pkg-config --cflags json-c)
+JSONC_LIBS = $(shell pkg-config --libs json-c)
+GST_CFLAGS = $(shell pkg-config --cflags gstreamer-1.0 gstreamer-base-1.0)
+GST_LIBS = $(shell pkg-config --libs gstreamer-1.0 gstreamer-base-1.0)
+LIB_OBJS = $(CBUILD)/client.o $(CBUILD)/message.o
+LIB_REAL = librotationd.so.$(VERSION)
+
+clibs: $(CBUILD)/librotationd.so $(CBUILD)/libgstrotationd.so
+
+$(CBUILD)/%.o: librotationd/%.c librotationd/rotationd.h librotationd/message.h
+	@mkdir -p $(CBUILD)
+	$(CC) $(C_WARNINGS) -fPIC -fvisibility=hidden $(CPPFLAGS) $(JSONC_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(CBUILD)/$(LIB_REAL): $(LIB_OBJS) librotationd/librotationd.map
+	$(CC) -shared -fPIC $(CFLAGS) $(LDFLAGS) -Wl,-soname,librotationd.so.0 -Wl,--version-script=librotationd/librotationd.map \
+		-Wl,--no-undefined -Wl,--as-needed -o $@ $(LIB_OBJS) $(JSONC_LIBS) -lm
+
+$(CBUILD)/librotationd.so: $(CBUILD)/$(LIB_REAL)
+	ln -sf $(LIB_REAL) $(CBUILD)/librotationd.so.0
+	ln -sf librotationd.so.0 $@
+
+$(CBUILD)/libgstrotationd.so: gst/gstrotationdtag.c librotationd/rotationd.h $(CBUILD)/librotationd.so
+	$(CC) $(C_WARNINGS) -shared -fPIC -DROTATIOND_VERSION='"$(VERSION)"' -Ilibrotationd $(CPPFLAGS) $(GST_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+		-Wl,--no-undefined -Wl,--as-needed -o $@ $< -L$(CBUILD) -lrotationd $(GST_LIBS)
+
+# The C tests, normally and under AddressSanitizer and UBSan, the parser under libFuzzer, and the GStreamer
+# pipelines read back by exiftool, against the Swift binaries in ROTATIOND_BIN_DIR (default .build/debug).
+test-c: deps
+	./scripts/test-c.sh
 
 release: deps binaries
 
@@ -50,8 +89,8 @@ build/man/%: man/%.scd
 	@mkdir -p build/man
 	scdoc < $< > $@
 
-# A binary Debian package in dist/, built by debhelper (debian/rules) from the release build. Its version
-# is the one the built rotationd prints.
+# The binary Debian packages in dist/, built by debhelper (debian/rules) from the release build: rotationd,
+# librotationd0, librotationd-dev and gstreamer1.0-rotationd. Their version is the one the built rotationd prints.
 deb: release
 	./scripts/debian-changelog.sh "$$($(BUILD_DIR)/rotationd --version | cut -d' ' -f2)" > debian/changelog
 	dpkg-checkbuilddeps
@@ -85,18 +124,39 @@ bench: release
 	./scripts/bench-quality.sh
 	./scripts/bench-engine.sh
 	./scripts/bench-fanout.sh
+	./scripts/bench-gst.sh
 
 # Installs the binaries from BUILD_DIR as they are (for packaging: build first, then install with DESTDIR,
 # possibly as another user). Only when they are missing from the default BUILD_DIR does it build a release,
 # without installing build dependencies.
 BUILD_DIR ?= .build/release
-install: install-data
+install: install-data install-c
 	@if [ ! -x $(BUILD_DIR)/rotationd ] || [ ! -x $(BUILD_DIR)/rotwatch ]; then \
 		if [ "$(BUILD_DIR)" = .build/release ]; then $(MAKE) binaries; \
 		else echo "make install: no rotationd and rotwatch in BUILD_DIR=$(BUILD_DIR); build them first" >&2; exit 1; fi; \
 	fi
 	install -d $(BINDIR)
 	install -m 0755 $(BUILD_DIR)/rotationd $(BUILD_DIR)/rotwatch $(BINDIR)/
+
+# The C library (its header, pkg-config module rotationd and the shared object with its links) and the
+# GStreamer element. The element goes where GStreamer looks for plugins (its pluginsdir, whatever PREFIX is);
+# GSTPLUGINDIR=DIR puts it elsewhere, for GST_PLUGIN_PATH=DIR. Installed on this machine (no DESTDIR), ldconfig
+# makes the new library known to the loader.
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+GSTPLUGINDIR ?= $(shell pkg-config --variable=pluginsdir gstreamer-1.0)
+install-c: clibs
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(GSTPLUGINDIR)
+	install -m 0644 $(CBUILD)/$(LIB_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(LIB_REAL) $(DESTDIR)$(LIBDIR)/librotationd.so.0
+	ln -sf librotationd.so.0 $(DESTDIR)$(LIBDIR)/librotationd.so
+	install -m 0644 librotationd/rotationd.h $(DESTDIR)$(INCLUDEDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		librotationd/rotationd.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/rotationd.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/rotationd.pc
+	install -m 0644 $(CBUILD)/libgstrotationd.so $(DESTDIR)$(GSTPLUGINDIR)/
+	if [ -z "$(DESTDIR)" ] && [ -w /etc/ld.so.cache ]; then ldconfig; fi
 
 # The udev rule and the program it runs (the rule names it at $(UDEVDIR)), the systemd units (ExecStart points
 # at $(PREFIX)/bin/rotationd), the service's sysusers.d file, the man pages, the bash completions and the
@@ -127,8 +187,10 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man1/rotwatch.1 $(DESTDIR)$(MANDIR)/man8/rotationd.8
 	rm -f $(DESTDIR)$(BASHCOMPLETIONDIR)/rotationd $(DESTDIR)$(BASHCOMPLETIONDIR)/rotwatch
 	rm -rf $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(LIBDIR)/$(LIB_REAL) $(DESTDIR)$(LIBDIR)/librotationd.so.0 $(DESTDIR)$(LIBDIR)/librotationd.so
+	rm -f $(DESTDIR)$(INCLUDEDIR)/rotationd.h $(DESTDIR)$(PKGCONFIGDIR)/rotationd.pc $(DESTDIR)$(GSTPLUGINDIR)/libgstrotationd.so
 
 clean:
 	rm -rf .build build dist
-	rm -rf debian/rotationd debian/.debhelper debian/tmp
+	rm -rf debian/rotationd debian/librotationd0 debian/librotationd-dev debian/gstreamer1.0-rotationd debian/.debhelper debian/tmp
 	rm -f debian/changelog debian/files debian/*.substvars debian/*.debhelper debian/*.debhelper.log debian/debhelper-build-stamp

@@ -14,6 +14,10 @@ set -e
 #     still.py's EXIF segment (gir1.2-gst-plugins-base-1.0), x264enc for record.py (ugly)
 #   the examples' tests read the files back with outside tools: exiftool (libimage-exiftool-perl), ffprobe
 #     and ffmpeg (ffmpeg)
+#   the C library and the GStreamer element (make clibs, and make deb's Build-Depends):  libjson-c-dev (the JSON
+#     parser), libgstreamer1.0-dev (the element's base class), pkgconf; their tests (scripts/test-c.sh):
+#     gstreamer1.0-plugins-bad (jifmux), gstreamer1.0-tools (gst-launch-1.0, gst-inspect-1.0) and the GStreamer
+#     packages above (videotestsrc, taginject, jpegenc, videoflip); the fuzzer is the Swift toolchain's clang
 #   the sandboxed client test:  bubblewrap (bwrap)
 #   the package booted under systemd in a container (SystemdBootTests):  systemd-container (systemd-nspawn)
 #   the release link's list of hot functions (scripts/hot-functions.sh):  valgrind
@@ -21,7 +25,7 @@ PKGS="libiio-dev libudev-dev linux-libc-dev umockdev python3-gi gir1.2-umockdev-
       debhelper scdoc man-db bash-completion binutils dpkg-dev init-system-helpers lintian acl
       gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 python3-gst-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good
       gstreamer1.0-plugins-ugly libimage-exiftool-perl ffmpeg bubblewrap valgrind
-      systemd-container"
+      libjson-c-dev libgstreamer1.0-dev pkgconf gstreamer1.0-plugins-bad gstreamer1.0-tools systemd-container"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Runs the whole test suite: in groups side by side (scripts/test-groups.sh), then again under
-# ThreadSanitizer and under AddressSanitizer, with every program the tests start built the same way
-# (scripts/test-sanitizers.sh). Ends with each phase's time.
+# Runs the whole test suite: in groups side by side (scripts/test-groups.sh) with the C library's and the
+# GStreamer element's tests (scripts/test-c.sh), then again under ThreadSanitizer and under AddressSanitizer,
+# with every program the tests start built the same way (scripts/test-sanitizers.sh). Ends with each phase's
+# time.
 #
 # The sensor and service tests spend most of their time waiting on traces played in real time, and leave
 # the processors mostly idle; the builds are the other way round. So only the first build (the debug build
@@ -9,8 +10,10 @@
 # scheduling class (CPU and I/O), so that they take only what the tests leave: the static release build and
 # the Debian package (`make deb`), then the ThreadSanitizer build, then the AddressSanitizer build. Each test
 # phase starts as soon as its build is there:
-#   debug build -> sensor and service tests -> packaging tests (need the package)
+#   debug build -> sensor and service tests -> packaging tests (need the package), beside the C tests
 #               -> ThreadSanitizer tests -> AddressSanitizer tests
+# The C tests build with gcc and fuzz at full speed, which the emulated sensors' feeders would feel: they run
+# beside the packaging tests, which wait on nothing played in real time.
 set -u
 cd "$(dirname "$0")/.."
 t0=$(date +%s)
@@ -80,7 +83,11 @@ status=0
 # build runs in it.
 phase "tests: sensors and service" ./scripts/test-groups.sh .build/debug sensors service || status=1
 if await "build: release, and the package"; then
+    phase "tests: C library and element" ./scripts/test-c.sh .build/debug >"$work/test-c.log" 2>&1 &
+    c_tests=$!
     phase "tests: packaging" ./scripts/test-groups.sh .build/debug packaging || status=1
+    wait $c_tests || status=1
+    cat "$work/test-c.log"
 else
     status=1
 fi

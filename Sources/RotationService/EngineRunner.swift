@@ -50,12 +50,18 @@ public final class EngineRunner: @unchecked Sendable {
 
     /// Feeds one sample; publishes the new state when the engine's decision changed.
     ///
+    /// - Parameter publishedAt: the time the sample and a change it causes are published with, when it is not
+    ///   the sample's own (a replay served on CLOCK_MONOTONIC); the engine always sees the sample's own.
     /// - Returns: the seconds from this read to the next at the pace the sampling policy now asks for; 0 means
     ///   every sample (always, without a policy).
     @discardableResult
-    public func feed(_ sample: Sample) -> Double {
+    public func feed(_ sample: Sample, publishedAt: Double? = nil) -> Double {
         inner.withLock { s in
-            if publisher.wantsSamples { publisher.publish(sample: sample) }
+            if publisher.wantsSamples {
+                var published = sample
+                if let publishedAt { published.time = publishedAt }
+                publisher.publish(sample: published)
+            }
             let change = s.engine.process(sample)
             s.policy?.update(sample, engineQuiet: s.engine.isQuiet)
             if !s.findingReported, let finding = s.engine.gyroscopeFinding {
@@ -63,7 +69,7 @@ public final class EngineRunner: @unchecked Sendable {
                 onGyroscopeFinding(finding, sample.time)
             }
             if let state = change {
-                publish(&s, StateEvent(seq: s.seq + 1, time: sample.time, state: state, cameras: s.current.cameras,
+                publish(&s, StateEvent(seq: s.seq + 1, time: publishedAt ?? sample.time, state: state, cameras: s.current.cameras,
                                        sensor: s.current.sensor))
             }
             return s.policy?.interval ?? 0

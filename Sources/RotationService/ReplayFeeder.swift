@@ -2,6 +2,10 @@ import RotationEngine
 import Synchronization
 
 /// Feeds a recorded trace to an engine runner, flat out or paced by the trace's timestamps.
+///
+/// The engine always sees the trace's own times, so a replay decides the same whatever its pace. What goes out
+/// as `t` depends on `clock`: the trace's time, or, for a paced replay that a service publishes, the moment on
+/// CLOCK_MONOTONIC at which each sample was due, as a live sensor's samples are stamped.
 public final class ReplayFeeder: InputFeed, @unchecked Sendable {
     /// The samples, in time order.
     public let samples: [Sample]
@@ -13,13 +17,24 @@ public final class ReplayFeeder: InputFeed, @unchecked Sendable {
     public let ignoreGyro: Bool
     /// What `hello` reports as the sensor.
     public let sensorDescription: String?
+    /// The clock of the published `t`.
+    public let clock: Clock
+    /// The clock a replay's states and samples are stamped on.
+    public enum Clock: Sendable {
+        /// The trace's own time, as recorded.
+        case trace
+        /// CLOCK_MONOTONIC: each sample at the moment it was due, as a live sensor's (a paced replay only).
+        case monotonic
+    }
     private let stopping = Atomic<Bool>(false)
     private var thread: ServiceThread?
 
-    /// Creates a feeder over `samples`.
-    public init(samples: [Sample], realtime: Bool, speed: Double = 1, ignoreGyro: Bool, sensorDescription: String?) {
+    /// Creates a feeder over `samples`; `clock` is `.monotonic` only for a paced (`realtime`) replay.
+    public init(samples: [Sample], realtime: Bool, speed: Double = 1, ignoreGyro: Bool, sensorDescription: String?,
+                clock: Clock = .trace) {
         self.samples = samples
         self.realtime = realtime
+        self.clock = realtime ? clock : .trace
         self.speed = speed > 0 ? speed : 1
         self.ignoreGyro = ignoreGyro
         self.sensorDescription = sensorDescription
@@ -31,8 +46,16 @@ public final class ReplayFeeder: InputFeed, @unchecked Sendable {
     /// the slow pace, one sample per interval that `feed` returns, in the trace's own time; the first one at or
     /// after each read is due (within half a sample period, as a poller's reads fall between a trace's samples).
     public func run(_ runner: EngineRunner) {
-        let start = MonotonicTime.now()
+        // Whole tenths of a millisecond, the resolution of `t` on the wire: at speed 1 each published `t` is
+        // then the trace's own plus one offset, to the last digit.
+        let start = (MonotonicTime.now() * 10_000).rounded(.up) / 10_000
         let origin = samples.first?.time ?? 0
+        if clock == .monotonic {
+            func f(_ v: Double) -> String { JSONWriter.format(v, decimals: 4) }
+            let mapping = speed == 1 ? "t = trace time + \(f(start - origin)) s"
+                : "t = \(f(start)) s + (trace time - \(f(origin)) s) / \(speed)"
+            Log.info("replaying on CLOCK_MONOTONIC, as a live sensor: \(mapping)")
+        }
         var due = -Double.infinity
         var previous = -Double.infinity
         for var s in samples {
@@ -51,7 +74,7 @@ public final class ReplayFeeder: InputFeed, @unchecked Sendable {
             } else if stopping.load(ordering: .relaxed) {
                 return
             }
-            let interval = runner.feed(s)
+            let interval = clock == .monotonic ? runner.feed(s, publishedAt: start + (s.time - origin) / speed) : runner.feed(s)
             if interval <= 0 {
                 due = -.infinity
             } else {

@@ -62,8 +62,9 @@ struct Options {
                             capture would skip while still are skipped; see Docs/sensors.md)
       --always              keep sampling with no subscriber connected
       --serve               publish over the Unix socket (protocol: Docs/protocol.md). With --replay,
-                            serving paces the trace in real time (--realtime is implied) and keeps the
-                            last state published after the trace ends, until SIGTERM or SIGINT.
+                            serving paces the trace in real time (--realtime is implied), stamps t on
+                            CLOCK_MONOTONIC as a live sensor does (printing keeps the trace's time) and
+                            keeps the last state published after the trace ends, until SIGTERM or SIGINT.
                             Without --replay it serves the live sensor; --print adds standard output
       --socket PATH         the socket to serve on (implies --serve). Default: $ROTATIOND_SOCKET, else
                             /run/rotationd/rotationd.sock as root, else $XDG_RUNTIME_DIR/rotationd.sock.

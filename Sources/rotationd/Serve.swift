@@ -22,7 +22,8 @@ struct Serve {
             return 2
         }
         let feed = ReplayFeeder(samples: trace.samples, realtime: options.realtime || options.serve, speed: options.speed,
-                                ignoreGyro: options.noGyro, sensorDescription: "replay:\(path)")
+                                ignoreGyro: options.noGyro, sensorDescription: "replay:\(path)",
+                                clock: options.serve ? .monotonic : .trace)
         guard options.serve else {
             let printer = StandardOutputPrinter(mode: .complete)
             let publisher = Publisher(outputs: [printer])

@@ -8,7 +8,7 @@ usage: rotwatch [--json] [--once] [--socket PATH] [--version]
 Shows what rotationd publishes, like monitor-sensor: a header line naming the service, the sensor and
 the cameras (with each one's device node, libcamera id, udev bus path and capture nodes, when known),
 then one line per change with the time (monotonic seconds,
-trace seconds for a replay), the orientation and rotation, each camera's capture angle and the tilt.
+also for a served replay), the orientation and rotation, each camera's capture angle and the tilt.
 When a camera is plugged in or out, a "cameras:" line shows the new list before the state line.
 
   --json          print the service's raw JSON lines instead (protocol: Docs/protocol.md)

@@ -6,10 +6,11 @@ import Testing
 struct LintianTests {
     static let lintian = "/usr/bin/lintian"
 
-    @Test("lintian finds no error and no warning in the package",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: lintian), "lintian is not installed (scripts/install-deps.sh installs it)"))
-    func lintianIsClean() throws {
-        let deb = try PackagePaths.requireDebianPackage()
+    @Test("lintian finds no error and no warning in each package",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: lintian), "lintian is not installed (scripts/install-deps.sh installs it)"),
+          arguments: PackagePaths.packageNames)
+    func lintianIsClean(package: String) throws {
+        let deb = try PackagePaths.requireDebianPackage(package)
         let r = try Command.run(Self.lintian, [deb])
         let findings = (r.out + r.err).split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
         #expect(findings.isEmpty, "\(findings.joined(separator: "\n"))")

@@ -22,15 +22,19 @@ enum PackagePaths {
         return String(line.split(separator: " ").last ?? "")
     }
 
-    /// `dist/rotationd_VERSION_ARCH.deb` for the source's version and this machine's architecture.
-    static func debianPackage() throws -> String {
+    /// The binary packages built from the source: the service, the C library, its development files, the
+    /// GStreamer element.
+    static let packageNames = ["rotationd", "librotationd0", "librotationd-dev", "gstreamer1.0-rotationd"]
+
+    /// `dist/NAME_VERSION_ARCH.deb` for the source's version and this machine's architecture.
+    static func debianPackage(_ name: String = "rotationd") throws -> String {
         let arch = try Command.output("dpkg", ["--print-architecture"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        return root + "/dist/rotationd_\(try version())_\(arch).deb"
+        return root + "/dist/\(name)_\(try version())_\(arch).deb"
     }
 
     /// The package's path, or a failure that says how to build it.
-    static func requireDebianPackage() throws -> String {
-        let deb = try debianPackage()
+    static func requireDebianPackage(_ name: String = "rotationd") throws -> String {
+        let deb = try debianPackage(name)
         guard FileManager.default.fileExists(atPath: deb) else { throw Missing(path: deb) }
         return deb
     }

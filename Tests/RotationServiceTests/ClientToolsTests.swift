@@ -130,7 +130,7 @@ struct ClientToolsTests {
         }
     }
 
-    @Test("rotwatch --json prints exactly the service's lines, and the human view one line per change")
+    @Test("rotwatch --json prints exactly the service's lines, and the human view one line per change with its time")
     func streamingModes() throws {
         let dir = try ScratchDirectory()
         let trace = dir.path("t.csv")
@@ -141,26 +141,38 @@ struct ClientToolsTests {
         let lastTime = try #require(JSONLine.object(last)?["t"] as? Double)
         let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), extra: ["--speed", "2"], in: dir)
         #expect(run.waitUntilServing())
+        // The service stamps each change on CLOCK_MONOTONIC, where the printed replay keeps the trace's time.
+        let clock = try #require(run.replayClock(), "\(run.child.stderr)")
+        // A raw subscriber beside rotwatch: the lines the service sent.
+        let raw = try TestSocket(path: run.socket)
         let json = try ChildProcess(PackagePaths.binary("rotwatch"), ["--json", "--socket", run.socket], in: dir, tag: "json")
         let human = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", run.socket], in: dir, tag: "human")
         // Each has printed the last change, a whole line of it.
-        #expect(json.waitUntil(timeout: 20) { json.stdout.contains(last + "\n") }, "\(json.stdout)")
+        #expect(json.waitUntil(timeout: 20) {
+            json.stdout.hasSuffix("\n") && json.stdout.split(separator: "\n").last.map { clock.matches(String($0), last) } == true
+        }, "\(json.stdout)")
         let view = { human.stdout.split(separator: "\n").map(String.init) }
-        // (The human view shows trace times to the millisecond.)
-        func same(_ a: Double?, _ b: Double?) -> Bool { a != nil && b != nil && abs(a! - b!) < 0.0005 }
-        #expect(human.waitUntil(timeout: 20) { same(Self.shownTimes(view()).last, lastTime) && human.stdout.hasSuffix("\n") }, "\(human.stdout)")
+        // (The human view shows the times to the millisecond.)
+        func same(_ a: Double?, _ b: Double?) -> Bool { a != nil && b != nil && abs(a! - b!) < 0.0007 }
+        #expect(human.waitUntil(timeout: 20) { same(Self.shownTimes(view()).last, clock.served(lastTime)) && human.stdout.hasSuffix("\n") }, "\(human.stdout)")
+        var sent: [String] = []
+        while let line = raw.readLine(timeout: 1) { sent.append(line) }
+        raw.close()
 
         // A client sees the state current when it connects and then every later change. When it connected
         // depends on how soon the process started, so the stream is compared from there on: the state
         // before the first decision (seq 0) can only come first, and what follows it is the tail of the
-        // service's own output, byte for byte, with at least the last few changes.
+        // service's own output, byte for byte, with at least the last few changes: the printed replay's but for
+        // the clock of t.
         let lines = json.stdout.split(separator: "\n").map(String.init)
         #expect(JSONLine.type(lines.first ?? "") == "hello")
         let states = Array(lines.dropFirst())
         #expect(!states.dropFirst().contains { JSONLine.int($0, "seq") == 0 }, "seq 0 only as the state on connecting")
         let relayed = states.filter { JSONLine.int($0, "seq") != 0 }
         #expect(relayed.count >= 3, "rotwatch --json saw \(relayed.count) changes")
-        #expect(relayed == Array(reference.suffix(relayed.count)), "rotwatch --json relays the service's lines unchanged")
+        #expect(relayed == Array(sent.filter { JSONLine.type($0) == "state" && JSONLine.int($0, "seq") != 0 }.suffix(relayed.count)),
+                "rotwatch --json relays the service's lines unchanged")
+        #expect(zip(relayed, reference.suffix(relayed.count)).allSatisfy(clock.matches), "the service's lines are the replay's")
 
         #expect(view().first?.contains("rotationd 0.1.0") == true)
         let shown = view().dropFirst().filter { !$0.contains("unknown") }
@@ -171,7 +183,7 @@ struct ClientToolsTests {
         for (i, (line, state)) in zip(shown, expected).enumerated() {
             let name = state["orientation"] as? String ?? "?"
             #expect(line.contains(name), "\(line) should show \(name)")
-            #expect(same(times.indices.contains(i) ? times[i] : nil, state["t"] as? Double), "\(line) should show the time of \(state)")
+            #expect(same(times.indices.contains(i) ? times[i] : nil, (state["t"] as? Double).map(clock.served)), "\(line) should show the time of \(state)")
         }
         json.stop()
         human.stop()

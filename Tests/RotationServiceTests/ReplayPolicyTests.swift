@@ -8,11 +8,12 @@ import Glibc
 /// skipped, by the trace's own timestamps; `--full-rate` feeds them all.
 @Suite("Sampling policy in a replay", .serialized)
 struct ReplayPolicyTests {
-    /// Serves `trace` with `extra` options, subscribes to raw samples, and returns the `t` of every sample
-    /// received until the replay has ended.
+    /// Serves `trace` with `extra` options, subscribes to raw samples, and returns the trace time of every sample
+    /// received until the replay has ended (served, a sample's `t` is on CLOCK_MONOTONIC: it is carried back).
     static func sampleTimes(trace: String, extra: [String], in dir: ScratchDirectory, tag: String) throws -> [Double] {
         let run = try ServiceRun(trace: trace, socket: dir.path("\(tag).sock"), extra: extra, in: dir, tag: tag)
         #expect(run.waitUntilServing())
+        let clock = try #require(run.replayClock(), "\(run.child.stderr)")
         let c = try TestSocket(path: run.socket)
         c.send("{\"cmd\":\"subscribe\",\"events\":[\"state\",\"samples\"]}\n")
         var times: [Double] = []
@@ -22,7 +23,7 @@ struct ReplayPolicyTests {
                 if run.child.stderr.contains("replay finished") { break }
                 continue
             }
-            if let o = JSONLine.object(line), o["type"] as? String == "sample", let t = o["t"] as? Double { times.append(t) }
+            if let o = JSONLine.object(line), o["type"] as? String == "sample", let t = o["t"] as? Double { times.append((clock.traceTime(t) * 10_000).rounded() / 10_000) }
         }
         #expect(run.child.stderr.contains("replay finished"), "\(run.child.stderr)")
         #expect(run.child.stop() == 0)

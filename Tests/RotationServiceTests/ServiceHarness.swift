@@ -169,10 +169,60 @@ final class ServiceRun {
         return false
     }
 
+    /// How this served replay's `t` follows from the trace's own time, read from the line the service logs as
+    /// the replay starts (nil when it does not come within `timeout` seconds).
+    func replayClock(timeout: Double = 10) -> ReplayClock? {
+        var clock: ReplayClock?
+        _ = child.waitUntil(timeout: timeout) {
+            clock = ReplayClock(log: child.stderr)
+            return clock != nil
+        }
+        return clock
+    }
+
     /// Runs `rotationd --replay` without serving and returns the JSON lines it prints: the reference.
     static func referenceLines(trace: String, in dir: ScratchDirectory) throws -> [String] {
         let c = try ChildProcess(PackagePaths.binary("rotationd"), ["--replay", trace], in: dir, tag: "reference")
         guard c.wait(timeout: 30) == 0 else { return [] }
         return c.stdout.split(separator: "\n").map(String.init)
+    }
+}
+
+/// A served replay's clock: its `t` is the CLOCK_MONOTONIC moment each sample was due, `start + (trace time −
+/// origin) / speed`, where a printed replay keeps the trace's time.
+struct ReplayClock {
+    var start: Double
+    var origin: Double
+    var speed: Double
+
+    /// Reads the mapping from the service's log line "replaying on CLOCK_MONOTONIC, as a live sensor: t = ...".
+    init?(log: String) {
+        guard let line = log.split(separator: "\n").first(where: { $0.contains("replaying on CLOCK_MONOTONIC") }),
+              let eq = line.range(of: "t = ") else { return nil }
+        let formula = line[eq.upperBound...]
+        let numbers = formula.split(whereSeparator: { !"0123456789.".contains($0) }).compactMap { Double($0) }
+        if formula.hasPrefix("trace time + "), numbers.count == 1 {
+            (start, origin, speed) = (numbers[0], 0, 1)
+        } else if numbers.count == 3 {
+            (start, origin, speed) = (numbers[0], numbers[1], numbers[2])
+        } else {
+            return nil
+        }
+    }
+
+    /// The `t` a sample of the trace at `traceTime` is published with.
+    func served(_ traceTime: Double) -> Double { start + (traceTime - origin) / speed }
+
+    /// The trace time of a sample published with `t`.
+    func traceTime(_ t: Double) -> Double { origin + (t - start) * speed }
+
+    /// Whether `served` is the printed replay's `printed` line as this clock publishes it: the same text but for
+    /// `t`, which is the printed one carried over (to the 0.1 ms the wire gives, and half that lost again
+    /// to the speed).
+    func matches(_ served: String, _ printed: String) -> Bool {
+        let (a, ta) = JSONLine.splitTime(served), (b, tb) = JSONLine.splitTime(printed)
+        guard a == b else { return false }
+        guard let ta, let tb else { return ta == nil && tb == nil }
+        return abs(ta - self.served(tb)) <= 1e-4 * (1 + 1 / speed) + 1e-9
     }
 }

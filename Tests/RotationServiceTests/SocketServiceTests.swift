@@ -19,6 +19,7 @@ struct SocketServiceTests {
         try #require(reference.count == 1, "the upright trace makes one change: \(reference)")
         let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), in: dir)
         #expect(run.waitUntilServing())
+        let clock = try #require(run.replayClock(), "\(run.child.stderr)")
         let c = try TestSocket(path: run.socket)
         let hello = try #require(c.readLine().flatMap(JSONLine.object))
         #expect(hello["type"] as? String == "hello")
@@ -29,14 +30,18 @@ struct SocketServiceTests {
         let first = try #require(c.readLine())
         #expect(JSONLine.type(first) == "state")
         // Connected before the first decision, the client gets it next, as a change.
+        // Served, it is stamped on CLOCK_MONOTONIC, as a live sensor's would be.
+        let decision: String
         if JSONLine.int(first, "seq") == 0 {
-            #expect(c.readLine() == reference[0], "the first decision follows the state before it")
+            decision = c.readLine() ?? ""
+            #expect(clock.matches(decision, reference[0]), "the first decision follows the state before it: \(decision)")
         } else {
-            #expect(first == reference[0])
+            decision = first
+            #expect(clock.matches(first, reference[0]), "\(first)")
         }
 
         c.send("{\"cmd\":\"state\"}\n")
-        #expect(c.readLine() == reference[0], "the answer to state is the current state")
+        #expect(c.readLine() == decision, "the answer to state is the current state")
         c.send("this is not json\n")
         let error = try #require(c.readLine().flatMap(JSONLine.object))
         #expect(error["type"] as? String == "error" && error["code"] as? String == "malformed")
@@ -63,7 +68,7 @@ struct SocketServiceTests {
         #expect(run.child.stop() == 0)
     }
 
-    @Test("200 concurrent subscribers each get every change, byte-identical to the replay output, in order without gaps")
+    @Test("200 concurrent subscribers each get every change, byte-identical to each other and to the replay output but for its clock, in order without gaps")
     func twoHundredSubscribers() throws {
         let dir = try ScratchDirectory()
         let trace = dir.path("t.csv")
@@ -72,6 +77,8 @@ struct SocketServiceTests {
         try #require(reference.count >= 20, "the trace should make at least 20 changes")
         let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), extra: ["--speed", "4"], in: dir)
         #expect(run.waitUntilServing())
+        let clock = try #require(run.replayClock(), "\(run.child.stderr)")
+        #expect(clock.speed == 4)
         var clients: [TestSocket] = []
         for _ in 0..<200 { clients.append(try TestSocket(path: run.socket)) }
         var received = [[String]](repeating: [], count: clients.count)
@@ -94,8 +101,8 @@ struct SocketServiceTests {
             // Connected during the upright lead, each saw the state before any decision (seq 0, skipped) or the
             // first decision, and then every later one.
             let expected = Array(reference[0..<lastSeq])
-            if lines != expected {
-                Issue.record("subscriber \(i) got \(lines.count) states, first seq \(lines.first.flatMap { JSONLine.int($0, "seq") } ?? -1); expected \(expected.count) identical to the replay output")
+            if lines != received[0] || lines.count != expected.count || !zip(lines, expected).allSatisfy(clock.matches) {
+                Issue.record("subscriber \(i) got \(lines.count) states, first seq \(lines.first.flatMap { JSONLine.int($0, "seq") } ?? -1); expected \(expected.count) identical to the replay output but for t")
                 break
             }
         }
@@ -122,7 +129,7 @@ struct SocketServiceTests {
         var napperLines: [String] = []
         var readerSeqs: [Int] = []
         var arrivals: [Double] = []
-        var traceTimes: [Double] = []
+        var times: [Double] = []
         var stuckGoneBeforeLast = false
         var nextNap = Date().addingTimeInterval(napSeconds)
         let deadline = Date().addingTimeInterval(30)
@@ -134,7 +141,7 @@ struct SocketServiceTests {
                 guard JSONLine.type(line) == "state", let seq = JSONLine.int(line, "seq") else { continue }
                 readerSeqs.append(seq)
                 arrivals.append(ProcessInfo.processInfo.systemUptime)
-                traceTimes.append(JSONLine.object(line)?["t"] as? Double ?? .nan)
+                times.append(JSONLine.object(line)?["t"] as? Double ?? .nan)
             }
             if Date() >= nextNap {
                 napper.pump()
@@ -161,13 +168,13 @@ struct SocketServiceTests {
         #expect(!stuckGoneBeforeLast, "the stuck client was still connected when the prompt reader had the last change")
         #expect(Int(unread) < allBytes / 2, "the stuck client holds \(unread) unread bytes of \(allBytes)")
 
-        // Each change is due when the paced replay reaches its sample: trace time / speed after the replay's
-        // start. The start is estimated from the quickest delivery, so each lateness is relative to that one;
+        // Each change is due when the paced replay reaches its sample: its t, on CLOCK_MONOTONIC (trace time /
+        // speed after the replay's start). The clocks are compared through the quickest delivery, so each lateness is relative to that one;
         // the state sent on connect (due before the reader was there) is left out. The typical delivery is
         // prompt; a single late one can be the test's own process waiting for a busy processor, so the worst
         // is only held to less than a nap, the shortest wait that being held up by the napper would cause
         // (the latency itself is measured by scripts/bench-fanout.sh).
-        let offsets = zip(arrivals, traceTimes).dropFirst().map { $0 - $1 / speed }.filter(\.isFinite)
+        let offsets = zip(arrivals, times).dropFirst().map { $0 - $1 }.filter(\.isFinite)
         let start = offsets.min() ?? 0
         let lateness = offsets.map { $0 - start }
         let sorted = lateness.sorted()

@@ -133,4 +133,11 @@ enum JSONLine {
     }
     static func type(_ line: String) -> String? { object(line)?["type"] as? String }
     static func int(_ line: String, _ key: String) -> Int? { object(line)?[key] as? Int }
+
+    /// The line with the number of its `"t"` member taken out, and that number (nil when it is null or absent).
+    static func splitTime(_ line: String) -> (String, Double?) {
+        guard let key = line.range(of: "\"t\":") else { return (line, nil) }
+        let number = line[key.upperBound...].prefix { "-0123456789.eE+".contains($0) }
+        return (String(line[..<key.upperBound]) + line[number.endIndex...], Double(number))
+    }
 }

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// The C library's and the GStreamer element's packages, built from the same source as the service.
+@Suite("Library and element packages")
+struct LibraryPackageTests {
+    /// A package's files, as `dpkg-deb -c` lists them (symlinks as "path -> target").
+    static func listing(_ package: String) throws -> [String] {
+        let deb = try PackagePaths.requireDebianPackage(package)
+        return try Command.output("dpkg-deb", ["-c", deb]).split(separator: "\n").compactMap { line in
+            line.range(of: " ./").map { String(line[$0.upperBound...]) }
+        }
+    }
+
+    static func multiarch() throws -> String {
+        try Command.output("dpkg-architecture", ["-qDEB_HOST_MULTIARCH"]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("librotationd0 holds the shared object under its soname; -dev the link to it, the header and the pkg-config module; the element sits in GStreamer's plugin directory")
+    func contents() throws {
+        let triplet = try Self.multiarch()
+        let version = try PackagePaths.version()
+        let lib = try Self.listing("librotationd0")
+        #expect(lib.contains("usr/lib/\(triplet)/librotationd.so.\(version)"), "\(lib)")
+        #expect(lib.contains("usr/lib/\(triplet)/librotationd.so.0 -> librotationd.so.\(version)"), "\(lib)")
+        #expect(!lib.contains { $0.hasSuffix("librotationd.so") || $0.contains("include") }, "\(lib)")
+        let dev = try Self.listing("librotationd-dev")
+        for path in ["usr/include/rotationd.h", "usr/lib/\(triplet)/pkgconfig/rotationd.pc", "usr/lib/\(triplet)/librotationd.so -> librotationd.so.0"] {
+            #expect(dev.contains(path), "\(path) is not in librotationd-dev: \(dev)")
+        }
+        let element = try Self.listing("gstreamer1.0-rotationd")
+        #expect(element.contains("usr/lib/\(triplet)/gstreamer-1.0/libgstrotationd.so"), "\(element)")
+        let depends = try Command.output("dpkg-deb", ["-f", try PackagePaths.requireDebianPackage("gstreamer1.0-rotationd"), "Depends"])
+        #expect(depends.contains("librotationd0 (>= \(version))"), "the element depends on the library: \(depends)")
+    }
+
+    @Test("the packaged library exports exactly the symbols of debian/librotationd0.symbols, each at version LIBROTATIOND_0")
+    func exportedSymbols() throws {
+        let root = try ScratchDirectory()
+        _ = try Command.output("dpkg-deb", ["-x", try PackagePaths.requireDebianPackage("librotationd0"), root.path])
+        let so = root.path("usr/lib/\(try Self.multiarch())/librotationd.so.0")
+        // nm shows a default version as name@@VERSION, the symbols file as name@VERSION: compare the names.
+        let exported = Set(try Command.output("nm", ["-D", "--defined-only", so]).split(separator: "\n").compactMap { line in
+            line.split(separator: " ").last.map { String($0.split(separator: "@").first ?? $0) }
+        })
+        let symbols = try String(contentsOfFile: PackagePaths.source("debian/librotationd0.symbols"), encoding: .utf8)
+        let listed = Set(symbols.split(separator: "\n").filter { $0.hasPrefix(" ") }.compactMap { line in
+            line.split(separator: " ").first.map { String($0.split(separator: "@").first ?? $0) }
+        })
+        #expect(exported == listed && exported.contains("rotationd_camera_angle"), "exported \(exported.sorted()), listed \(listed.sorted())")
+        let versioned = try Command.output("nm", ["-D", "--defined-only", so]).split(separator: "\n").filter { $0.contains(" T ") }
+        #expect(!versioned.isEmpty && versioned.allSatisfy { $0.hasSuffix("@@LIBROTATIOND_0") }, "\(versioned)")
+        let soname = try Command.output("readelf", ["-d", so])
+        #expect(soname.contains("Library soname: [librotationd.so.0]"), "\(soname)")
+    }
+}

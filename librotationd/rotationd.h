@@ -1,0 +1,116 @@
+/* librotationd: the C client library of rotationd, the rotation service for Linux tablets.
+ *
+ * A capture program asks it how each of its cameras' frames must turn to be upright, at the moment a frame
+ * was taken. The library subscribes to the service's Unix socket (Docs/protocol.md), keeps the recent states
+ * it published, and answers from them. It never blocks its caller except in rotationd_wait(), never raises a
+ * signal, and takes nothing from the service on trust: a line it cannot read is dropped, a service that
+ * misbehaves is disconnected and reconnected to later.
+ *
+ * The loop a program runs:
+ *
+ *     rotationd *r;
+ *     if (rotationd_open(&r, NULL) < 0) ...;          // only fails when out of memory or file descriptors
+ *     // add rotationd_fd(r) to the program's poll set (or GLib or Qt loop), for reading; when it is readable:
+ *     rotationd_dispatch(r);
+ *     // for a frame taken at `ns` on CLOCK_MONOTONIC by the camera the program opened:
+ *     struct rotationd_angle a;
+ *     if (rotationd_camera_angle(r, "/dev/video0", ns, &a) == 0) use(a.capture, a.exif);
+ *     else fprintf(stderr, "%s\n", rotationd_error_message(r));
+ *
+ * Errors are negative errno values, and rotationd_error_message() says what failed and how to fix it. One
+ * handle is used by one thread at a time; handles are independent of each other.
+ */
+#ifndef ROTATIOND_H
+#define ROTATIOND_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A subscription to rotationd: its connection, the states received, and the last error. */
+typedef struct rotationd rotationd;
+
+/** The time to pass for "now": the current state rather than the one in force at a moment. */
+#define ROTATIOND_NOW INT64_C(-1)
+
+/** A camera's angles in one state of the service. */
+struct rotationd_angle {
+    /** Degrees clockwise a frame from the camera must turn to be upright: 0, 90, 180 or 270. */
+    int capture;
+    /** The EXIF Orientation for that turn: 1, 6, 3 or 8. */
+    int exif;
+    /** Degrees clockwise a frame must turn while the device is in its natural orientation. */
+    int mount;
+    /** (capture - mount) mod 360: the device's turn alone, for a program that already applies the mount. */
+    int turn;
+    /** How far the device is turned clockwise from its natural orientation: 0, 90, 180 or 270. */
+    int rotation;
+    /** When the state began to hold: nanoseconds on CLOCK_MONOTONIC for a live or served service. */
+    int64_t since;
+    /** The state's sequence number in the service's run. */
+    uint64_t seq;
+};
+
+/** Opens a subscription to the service at `socket_path`, or, when it is NULL or empty, where the other clients
+ *  look: $ROTATIOND_SOCKET, else $XDG_RUNTIME_DIR/rotationd.sock when it exists (not for root), else
+ *  /run/rotationd/rotationd.sock.
+ *
+ *  Connecting is tried at once without waiting; with no service there yet, the handle is made all the same and
+ *  connects when the service appears, as it reconnects when the service restarts (after 0.1 s, doubling up to
+ *  2 s). Returns 0 and sets *client, or -ENOMEM, -EMFILE, -ENAMETOOLONG (a path longer than a Unix socket's),
+ *  -EINVAL (client is NULL); *client is then NULL. */
+int rotationd_open(rotationd **client, const char *socket_path);
+
+/** Closes the connection and frees the handle; NULL is ignored. */
+void rotationd_close(rotationd *client);
+
+/** The socket path the handle connects to. */
+const char *rotationd_socket_path(const rotationd *client);
+
+/** A file descriptor that becomes readable when rotationd_dispatch() has something to do: a line from the
+ *  service, or a time to reconnect. It stays the same for the life of the handle, across reconnections. Poll
+ *  it for POLLIN (G_IO_IN, QSocketNotifier::Read); never read it or close it. */
+int rotationd_fd(const rotationd *client);
+
+/** Does what is pending, without blocking: reads what the service sent, reconnects when it is time. Returns the
+ *  number of states received (0 or more), or -EINVAL. A lost connection is not an error: it is tried again
+ *  later, and rotationd_is_connected() says so. */
+int rotationd_dispatch(rotationd *client);
+
+/** Waits up to `timeout_ms` milliseconds (-1: without end) for something to do, then dispatches it. Returns
+ *  what rotationd_dispatch() returns, 0 when the time ran out, or -EINTR when a signal came. The one call of
+ *  the library that blocks. */
+int rotationd_wait(rotationd *client, int timeout_ms);
+
+/** 1 when connected to a service that greeted as protocol 1, else 0. */
+int rotationd_is_connected(const rotationd *client);
+
+/** The device rotation in force at `monotonic_ns` (nanoseconds on CLOCK_MONOTONIC, the clock of V4L2 frame
+ *  timestamps and of GStreamer's system clock), or now with ROTATIOND_NOW: 0, 90, 180 or 270 degrees clockwise.
+ *  Returns 0, -ENODATA (not known: before the first state received, in a span where changes may have been
+ *  missed, or the rotation undecided then), -ENOTCONN (no service then, or not connected now), -EINVAL. */
+int rotationd_rotation(rotationd *client, int64_t monotonic_ns, int *degrees);
+
+/** The angles of the camera that `camera` names, in the state in force at `monotonic_ns` (or now with
+ *  ROTATIOND_NOW). `camera` is anything a program knows a camera by, tried in this order: its rotationd name,
+ *  its libcamera id (PipeWire's api.libcamera.path), its device or one of its capture nodes (also through a
+ *  symlink such as /dev/v4l/by-id/...), its udev ID_PATH (PipeWire's device.bus-path). Returns 0 and fills
+ *  *angle, or -ENODEV (no camera answers to `camera` then), -ENODATA, -ENOTCONN (as rotationd_rotation()),
+ *  -EINVAL. */
+int rotationd_camera_angle(rotationd *client, const char *camera, int64_t monotonic_ns, struct rotationd_angle *angle);
+
+/** A sentence saying what the last failed call on `client` found and how to fix it; "" before any. It stays
+ *  valid until the next call on the handle. */
+const char *rotationd_error_message(const rotationd *client);
+
+/** A CLOCK_BOOTTIME timestamp (libcamera's SensorTimestamp) as CLOCK_MONOTONIC nanoseconds: less the time the
+ *  system has spent suspended, read now. Convert soon after the frame: a suspend in between moves it. */
+int64_t rotationd_monotonic_from_boottime(int64_t boottime_ns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
