@@ -7,7 +7,7 @@
 # (-fno-sanitize-recover), into build/test-c, installs the normal build with `make install DESTDIR=...` into a
 # scratch root, then runs side by side:
 #   unit       Tests/c/test-client.c, both builds: the parser, the history, a fake service in the test
-#   fuzz       the parser under libFuzzer (clang) for FUZZ_SECONDS from Fuzz/corpus/librotationd-parse
+#   fuzz       the parser under libFuzzer (clang) for FUZZ_SECONDS from librotationd/fuzz/corpus
 #   follow     Tests/c/follow-keys.c, built only with `pkg-config --cflags --libs rotationd` against the scratch
 #              root, and again with the sanitizers: its answers for every camera key against rotwatch's while a
 #              served replay turns, stops, restarts, and a fake service (Tests/c/garbage-service.py) sends garbage
@@ -73,7 +73,7 @@ fuzz() {
     [ -x "$OUT/fuzz-parse" ] || { echo "FAIL - building the fuzz target with $CLANG"; return 1; }
     mkdir -p "$work/corpus" "$OUT/findings"
     ASAN_OPTIONS=detect_leaks=1 "$OUT/fuzz-parse" -max_total_time="$FUZZ_SECONDS" -max_len=4200 -print_final_stats=1 \
-        -artifact_prefix="$OUT/findings/" "$work/corpus" Fuzz/corpus/librotationd-parse >"$work/fuzz.log" 2>&1
+        -artifact_prefix="$OUT/findings/" "$work/corpus" librotationd/fuzz/corpus >"$work/fuzz.log" 2>&1
     status=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/fuzz.log")
     if [ $status -eq 0 ]; then

@@ -3,7 +3,7 @@
  * by its own keys. A check that fails traps, which libFuzzer reports as a crash.
  *
  *     clang -fsanitize=fuzzer,address,undefined -Ilibrotationd fuzz-parse.c ../message.c -ljson-c -lm
- *     ./fuzz-parse CORPUS_DIR      (seeds in Fuzz/corpus/librotationd-parse) */
+ *     ./fuzz-parse CORPUS_DIR      (seeds in librotationd/fuzz/corpus) */
 #include "message.h"
 
 #include <stdint.h>
