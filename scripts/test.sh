@@ -22,14 +22,15 @@ trap 'rm -rf "$work"' EXIT
 : >"$work/phases"
 
 # phase NAME COMMAND...: runs COMMAND and notes when it started and ended, seconds into the run.
+# (sh has no local variables: each function keeps to names of its own.)
 phase() {
-    name=$1
+    phase_name=$1
     shift
-    s=$(($(date +%s) - t0))
+    phase_start=$(($(date +%s) - t0))
     "$@"
-    rc=$?
-    printf '%s %s %s %s\n' "$s" "$(($(date +%s) - t0))" "$rc" "$name" >>"$work/phases"
-    return $rc
+    phase_rc=$?
+    printf '%s %s %s %s\n' "$phase_start" "$(($(date +%s) - t0))" "$phase_rc" "$phase_name" >>"$work/phases"
+    return $phase_rc
 }
 
 # idle COMMAND...: runs COMMAND in the idle scheduling class, for the processor and for the disk.
@@ -43,10 +44,10 @@ idle() {
 
 # background NAME COMMAND...: a build of the background queue; its output goes to a log, its status to NAME.rc.
 background() {
-    name=$1
+    build_name=$1
     shift
-    phase "$name (background)" idle "$@" >"$work/$name.log" 2>&1
-    echo $? >"$work/$name.rc"
+    phase "$build_name (background)" idle "$@" >"$work/$build_name.log" 2>&1
+    echo $? >"$work/$build_name.rc"
 }
 
 # await NAME: waits for the background build NAME; prints its log if it failed, and fails then.
