@@ -4,9 +4,10 @@
 #   scripts/test-groups.sh BIN_DIR        e.g. .build/debug, or the path `swift build --show-bin-path` prints
 # Most tests start rotationd under umockdev and wait for a trace played in real time; a test process runs
 # as many tests at once as the machine has cores, each blocked on its child, so on two cores the suite
-# would take as long as those waits end to end. The groups split the slow suites (the driver zoo's two
-# tests, the other live sensor tests) from each other and from the rest. The bundle is run directly:
-# `swift test` holds the build directory's lock, so two of them never run at once.
+# would take as long as those waits end to end. The groups split the slow suites (the driver zoo's four poses;
+# its listings, its parts watching for motion and the kernel's rules; the other live sensor tests) from each
+# other and from the rest. The bundle is run directly: `swift test` holds the build directory's lock, so two of
+# them never run at once.
 set -u
 cd "$(dirname "$0")/.."
 bundle=$1/rotationdPackageTests.xctest
@@ -24,7 +25,7 @@ run() {
     fi
 }
 run driver-zoo-poses --filter 'DriverZooTests/fourPoses' &
-run driver-zoo-listing --filter 'DriverZooTests/listing|KernelRulesTests' &
+run driver-zoo-listing --filter 'DriverZooTests/listing|DriverZooTests/motion|KernelRulesTests' &
 run live-sensors --filter RotationSensorsTests --skip 'DriverZooTests|KernelRulesTests' &
 wait
 # The rest builds packages, runs lintian and dpkg: after the emulated parts, whose feeders it would starve
