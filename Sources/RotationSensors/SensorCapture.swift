@@ -49,6 +49,11 @@ final class SensorCapture {
     private var watchChecked = false
     /// The acceleration of the last sample delivered: where the device was when the event was armed.
     private var lastAcceleration: Vector3?
+    /// How long the motion event sleeps between safety reads: `motionSafetyInterval`, longer for a part whose
+    /// raw reads sleep in the driver (`slowSafetyRead`).
+    private var safetyInterval: Double?
+    /// The raw counts of the accelerometer's last reading.
+    private var lastRaw: Vector3?
 
     init(source: SensorSource, context: IIOContext, device: OpaquePointer, accelerometer: SensorDescription,
          gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?) {
@@ -206,6 +211,7 @@ final class SensorCapture {
         case .skipped:
             return .skipped
         case .value(let raw):
+            lastRaw = raw
             var sample = Sample(time: max(MonotonicClock.now(), lastTime), acceleration: accel.calibration.apply(raw: raw))
             sample.angularVelocity = polledGyro()
             return .sample(sample)
@@ -301,6 +307,30 @@ final class SensorCapture {
     /// the sampling policy's widest still band (a relative distance of 0.1, about 6°).
     static let movedDeparture = 0.1
 
+    /// Whether one raw read, of the axis that tells most about a turn from where the device was (the sensor axis
+    /// behind the larger of the device's x and y components of gravity; behind z when the device lies flat,
+    /// where only lifting it matters), finds it unmoved (`movedDeparture`). A quarter turn takes that component
+    /// to nearly 0, a half turn reverses it. One read instead of three: some drivers sleep for each.
+    private func glance() -> Bool {
+        guard let raw = lastRaw else { return false }
+        let c = accel.calibration
+        let pose = c.apply(raw: raw)
+        let g = pose.length
+        guard g > 0 else { return false }
+        let row = (pose.x * pose.x + pose.y * pose.y).squareRoot() >= 0.5 * g
+            ? (abs(pose.x) >= abs(pose.y) ? c.matrix.row0 : c.matrix.row1) : c.matrix.row2
+        let weights = [row.x * c.scale.x, row.y * c.scale.y, row.z * c.scale.z]
+        let axis = weights.indices.max { abs(weights[$0]) < abs(weights[$1]) }!
+        guard axis < accelPaths.count, case .success(let now) = SysfsNumber.read(accelPaths[axis]) else { return false }
+        let before = [raw.x, raw.y, raw.z][axis]
+        return abs((now - before) * weights[axis]) <= SensorCapture.movedDeparture * g
+    }
+
+    /// A safety read that takes longer than this slept in the driver: some power the part up for each raw read
+    /// and wait for a sample (st_lsm6dsx, a sample period), which wakes the thread once more. Such a part is read
+    /// three times less often (every 30 s), so that its safety reads cost no more wake-ups than another's.
+    static let slowSafetyRead = 0.01
+
     /// While the sampling policy says still: arms the part's motion event at `motionSampleRate`, and sleeps on
     /// it, reading the part once every `motionSafetyInterval` with `takeOne` in case an event was lost. A read
     /// that finds the device where it was is not delivered: the engine would take the gap before it for a
@@ -328,10 +358,9 @@ final class SensorCapture {
             return .unavailable
         }
         defer { watch.disarm() }
-        let interval = c.motionSafetyInterval
-        SensorLog.write(.debug, "\(accel.id): the device is still: watching for motion with its \(watch.driver.driver) event (threshold \(threshold) at \(FrequencyPlan.text(hz)) Hz), reading it every \(FrequencyPlan.text(interval)) s in case an event is lost")
+        SensorLog.write(.debug, "\(accel.id): the device is still: watching for motion with its \(watch.driver.driver) event (threshold \(threshold) at \(FrequencyPlan.text(hz)) Hz), reading it every \(FrequencyPlan.text(safetyInterval ?? c.motionSafetyInterval)) s in case an event is lost")
         while true {
-            switch watch.wait(seconds: interval, wake: source.wakeDescriptor) {
+            switch watch.wait(seconds: safetyInterval ?? c.motionSafetyInterval, wake: source.wakeDescriptor) {
             case .stopped:
                 return .ended(.stopped)
             case .motion:
@@ -345,8 +374,19 @@ final class SensorCapture {
                 setFrequencies(full)
                 return .unavailable
             case .timeout:
+                let begin = MonotonicClock.now()
+                let unmoved = glance()
+                if safetyInterval == nil {
+                    let slow = MonotonicClock.now() - begin > SensorCapture.slowSafetyRead
+                    safetyInterval = c.motionSafetyInterval * (slow ? 3 : 1)
+                    if slow {
+                        SensorLog.write(.debug, "\(accel.id): a raw read sleeps in the driver: reading it every \(FrequencyPlan.text(safetyInterval!)) s while watching for motion")
+                    }
+                }
+                if unmoved { continue }
                 let sample: Sample
-                switch takeOne() {
+                let taken = takeOne()
+                switch taken {
                 case .failed(let error): return .ended(.failed(error))
                 case .skipped: continue
                 case .sample(let s): sample = s
@@ -436,6 +476,7 @@ final class SensorCapture {
             case .skipped:
                 return .skipped
             case .value(let raw):
+                lastRaw = raw
                 var sample = Sample(time: max(MonotonicClock.now(), lastTime), acceleration: accel.calibration.apply(raw: raw))
                 if let gyro, gyroOnAccelDevice {
                     if case .value(let g) = readRaw(gyro, gyroPaths) { sample.angularVelocity = gyro.calibration.apply(raw: g) }
@@ -685,7 +726,8 @@ final class SensorCapture {
         stream.forEachScan(bytes: bytes) { i, _, v, _ in
             let time = max(times[i], lastTime)
             lastTime = time
-            var sample = Sample(time: time, acceleration: accel.calibration.apply(raw: Vector3(v[0], v[1], v[2])))
+            lastRaw = Vector3(v[0], v[1], v[2])
+            var sample = Sample(time: time, acceleration: accel.calibration.apply(raw: lastRaw!))
             if let imu, v.count >= 6 { sample.angularVelocity = imu.calibration.apply(raw: Vector3(v[3], v[4], v[5])) }
             pending.append(sample)
         }
