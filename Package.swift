@@ -21,11 +21,15 @@ let package = Package(
             providers: [.apt(["libudev-dev"])]
         ),
         .systemLibrary(
+            name: "CIIOEvents",
+            providers: [.apt(["linux-libc-dev"])]
+        ),
+        .systemLibrary(
             name: "CV4L2",
             providers: [.apt(["linux-libc-dev"])]
         ),
         .target(name: "RotationEngine", linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "RotationSensors", dependencies: ["RotationEngine", "CIIO", "CUDev"]),
+        .target(name: "RotationSensors", dependencies: ["RotationEngine", "CIIO", "CIIOEvents", "CUDev"]),
         .target(name: "RotationCameras", dependencies: ["RotationEngine", "CUDev", "CV4L2"]),
         .target(name: "RotationService", dependencies: ["RotationEngine"]),
         .target(name: "RotationClient", dependencies: ["RotationEngine"]),

@@ -9,21 +9,21 @@ import Glibc
 /// scale, bmc150 shares its frequency by type but lists the choices for the whole device. `locate` asks the
 /// question every reader of a value needs answered ("where is the scale of accel_x?") the same way for all.
 ///
-/// A snapshot of the directory, taken once per discovery: `buffer/`, `scan_elements/` and `trigger/` are listed
-/// too, as `buffer/enable` and so on.
+/// A snapshot of the directory, taken once per discovery: `buffer/`, `scan_elements/`, `trigger/` and `events/`
+/// are listed too, as `buffer/enable` and so on.
 struct DeviceFiles: Sendable {
     /// The IIO device id, such as `iio:device0`.
     let id: String
     /// Every file, relative to the device's directory.
     let names: Set<String>
 
-    /// Lists `/sys/bus/iio/devices/<id>/` and its buffer, scan element and trigger directories.
+    /// Lists `/sys/bus/iio/devices/<id>/` and its buffer, scan element, trigger and event directories.
     init(id: String) {
         self.id = id
         var names: Set<String> = []
         let top = SensorError.sysfsPath(id, "")
         for entry in DeviceFiles.entries(top) {
-            if entry == "buffer" || entry == "scan_elements" || entry == "trigger" {
+            if entry == "buffer" || entry == "scan_elements" || entry == "trigger" || entry == "events" {
                 for inner in DeviceFiles.entries(top + entry) { names.insert(entry + "/" + inner) }
             } else {
                 names.insert(entry)

@@ -9,6 +9,10 @@ import RotationEngine
 /// Everything written to a device is written while its buffer is disabled, in the order the kernel accepts:
 /// the sampling frequency (and a rate the driver requires to match it), the trigger, then libiio's buffer
 /// length, watermark, scan elements and enable. All of it is put back when the capture ends (`PartSettings`).
+///
+/// While the device is still, a part whose driver offers a motion event is not read at all: the capture arms the
+/// event (`MotionWatch`) and sleeps on its descriptor, reading the part once every `motionSafetyInterval` in case
+/// an event was lost; other parts are read at the still pace.
 final class SensorCapture {
     /// How a capture (or a discovery) ended.
     enum Outcome: Error {
@@ -40,6 +44,16 @@ final class SensorCapture {
     private let gyroPaths: [String]
     private let settings = PartSettings()
     private var lastTime = -Double.infinity
+    /// The motion event, once the device has first been still; nil when the part has none that can work.
+    private var watch: MotionWatch?
+    private var watchChecked = false
+    /// The acceleration of the last sample delivered: where the device was when the event was armed.
+    private var lastAcceleration: Vector3?
+    /// How long the motion event sleeps between safety reads: `motionSafetyInterval`, longer for a part whose
+    /// raw reads sleep in the driver (`slowSafetyRead`).
+    private var safetyInterval: Double?
+    /// The raw counts of the accelerometer's last reading.
+    private var lastRaw: Vector3?
 
     init(source: SensorSource, context: IIOContext, device: OpaquePointer, accelerometer: SensorDescription,
          gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?) {
@@ -66,7 +80,13 @@ final class SensorCapture {
     private var gyroOnAccelDevice: Bool { gyro?.id == accel.id }
 
     func run() -> Outcome {
-        defer { settings.restore() }
+        defer {
+            // Disarmed first: a driver that refuses threshold writes while its event is enabled would refuse
+            // putting the threshold back.
+            watch?.disarm()
+            settings.restore()
+            watch = nil
+        }
         // First, as nothing else can be written while they run: the buffers a reader left enabled when it ended.
         var accelBusy = false
         if accel.capture == .buffered && accelFiles.read("buffer/enable") == "1" {
@@ -199,27 +219,64 @@ final class SensorCapture {
         self.gyro = nil
     }
 
+    /// Hands one sample to the source, remembering where it found the device.
+    private func deliver(_ sample: Sample) {
+        lastTime = max(lastTime, sample.time)
+        lastAcceleration = sample.acceleration
+        source.deliver(sample)
+    }
+
+    /// One sample of the accelerometer (and a polled gyroscope), not delivered yet.
+    private enum Taken {
+        case sample(Sample)
+        case skipped
+        case failed(SensorError)
+    }
+
+    /// Reads the accelerometer (and a polled gyroscope) once.
+    private func takePolled() -> Taken {
+        switch readRaw(accel, accelPaths) {
+        case .failed(let error):
+            return .failed(error)
+        case .skipped:
+            return .skipped
+        case .value(let raw):
+            lastRaw = raw
+            var sample = Sample(time: max(MonotonicClock.now(), lastTime), acceleration: accel.calibration.apply(raw: raw))
+            sample.angularVelocity = polledGyro()
+            return .sample(sample)
+        }
+    }
+
     private func runPolled() -> Outcome {
         keepPolledGyroIfFast()
         let full = 1 / rate
         var next = MonotonicClock.now()
         var slow = false
+        var holdUntil = -Double.infinity
         while true {
             if source.stopRequested { return .stopped }
-            switch readRaw(accel, accelPaths) {
-            case .failed(let error):
-                return .failed(error)
-            case .skipped:
-                break
-            case .value(let raw):
-                let now = MonotonicClock.now()
-                var sample = Sample(time: max(now, lastTime), acceleration: accel.calibration.apply(raw: raw))
-                sample.angularVelocity = polledGyro()
-                lastTime = sample.time
-                source.deliver(sample)
+            switch takePolled() {
+            case .failed(let error): return .failed(error)
+            case .skipped: break
+            case .sample(let sample): deliver(sample)
+            }
+            if source.readInterval > 0, MonotonicClock.now() >= holdUntil {
+                switch watchWhileStill(takeOne: takePolled) {
+                case .moved:
+                    setFrequencies(accel.frequency?.chosen ?? rate)
+                    holdUntil = MonotonicClock.now() + source.configuration.motionHold
+                    next = MonotonicClock.now()
+                    slow = false
+                    continue
+                case .ended(let outcome):
+                    return outcome
+                case .unavailable:
+                    break
+                }
             }
             // The pace the sampling policy asked for after this sample: one read per interval while still.
-            let still = source.readInterval
+            let still = MonotonicClock.now() >= holdUntil ? source.readInterval : 0
             if (still > 0) != slow {
                 slow = still > 0
                 SensorLog.write(.debug, slow ? "\(accel.id): the device is still: reading it every \(still) s"
@@ -230,6 +287,153 @@ final class SensorCapture {
             let now = MonotonicClock.now()
             if next < now - step { next = now + step }
             if !source.wait(until: next) { return .stopped }
+        }
+    }
+
+    // MARK: Watching for motion
+
+    /// How watching for motion ended.
+    private enum StillEnd {
+        /// The device moved: read it at the full rate, for `motionHold` at least.
+        case moved
+        /// The capture ends.
+        case ended(Outcome)
+        /// The part cannot watch for motion: read it at the still pace.
+        case unavailable
+    }
+
+    /// The part, as what is known of its events across captures is filed: "iio:device0 BMA250E".
+    private var part: String { "\(accel.id) \(accel.name)" }
+
+    /// The motion event, set up the first time the device is still: nil when the driver offers none
+    /// (`MotionEventDriver.matching`), when its events were found not to arrive, or when they cannot work (each
+    /// logged once).
+    private func motionWatch() -> MotionWatch? {
+        if watchChecked { return watch }
+        watchChecked = true
+        guard let driver = MotionEventDriver.matching(accelFiles), source.motionEventsWork(part) != false else { return nil }
+        // The drivers in the table register their trigger (st_lsm6dsx its buffer) only with an interrupt line,
+        // and raise their motion event on the same line: without one, the enable is taken and nothing fires.
+        guard accel.capture == .buffered else {
+            SensorLog.once(.info, "\(accel.id) (\(accel.name)): not watching for motion with its \(driver.driver) event (\(accelFiles.path("events/" + driver.enable[0]))): the driver registered no trigger or buffer for it, which it does only when the part's interrupt line is wired up, and the event needs that line too; reading it at the still pace while still")
+            return nil
+        }
+        do {
+            let stream = try MotionEventStream(device: accel.id)
+            watch = MotionWatch(driver: driver, stream: stream, device: dev, id: accel.id, settings: settings)
+        } catch {
+            SensorLog.once(error.isPermission ? .error : .warning, "\(error); reading \(accel.id) at the still pace while still instead of watching for motion with its \(driver.driver) event")
+        }
+        return watch
+    }
+
+    /// Gives up the motion event for the rest of the capture.
+    private func dropWatch() {
+        watch?.disarm()
+        watch = nil
+    }
+
+    /// How far a safety read must find the device from where it was when the event was armed to count as moved:
+    /// the sampling policy's widest still band (a relative distance of 0.1, about 6°).
+    static let movedDeparture = 0.1
+
+    /// Whether one raw read, of the axis that tells most about a turn from where the device was (the sensor axis
+    /// behind the larger of the device's x and y components of gravity; behind z when the device lies flat,
+    /// where only lifting it matters), finds it unmoved (`movedDeparture`). A quarter turn takes that component
+    /// to nearly 0, a half turn reverses it. One read instead of three: some drivers sleep for each.
+    private func glance() -> Bool {
+        guard let raw = lastRaw else { return false }
+        let c = accel.calibration
+        let pose = c.apply(raw: raw)
+        let g = pose.length
+        guard g > 0 else { return false }
+        let row = (pose.x * pose.x + pose.y * pose.y).squareRoot() >= 0.5 * g
+            ? (abs(pose.x) >= abs(pose.y) ? c.matrix.row0 : c.matrix.row1) : c.matrix.row2
+        let weights = [row.x * c.scale.x, row.y * c.scale.y, row.z * c.scale.z]
+        let axis = weights.indices.max { abs(weights[$0]) < abs(weights[$1]) }!
+        guard axis < accelPaths.count, case .success(let now) = SysfsNumber.read(accelPaths[axis]) else { return false }
+        let before = [raw.x, raw.y, raw.z][axis]
+        return abs((now - before) * weights[axis]) <= SensorCapture.movedDeparture * g
+    }
+
+    /// A safety read that takes longer than this slept in the driver: some power the part up for each raw read
+    /// and wait for a sample (st_lsm6dsx, a sample period), which wakes the thread once more. Such a part is read
+    /// three times less often (every 30 s), so that its safety reads cost no more wake-ups than another's.
+    static let slowSafetyRead = 0.01
+
+    /// While the sampling policy says still: arms the part's motion event at `motionSampleRate`, and sleeps on
+    /// it, reading the part once every `motionSafetyInterval` with `takeOne` in case an event was lost. A read
+    /// that finds the device where it was is not delivered: the engine would take the gap before it for a
+    /// restart, and the policy would ask for the full rate. One that finds it moved (`movedDeparture`) without
+    /// an event is delivered and ends the watch like an event; if no event has ever arrived from the part, its
+    /// events do not work, and it is read at the still pace from then on (logged once).
+    private func watchWhileStill(takeOne: () -> Taken) -> StillEnd {
+        guard let watch = motionWatch() else { return .unavailable }
+        let c = source.configuration
+        let full = accel.frequency?.chosen ?? rate
+        let hz = min(full, accel.frequency?.value(atLeast: c.motionSampleRate) ?? full)
+        let bits = accelFiles.read("scan_elements/in_accel_x_type").flatMap { ScanFormat(parsing: $0) }?.bits
+        var step: Double?
+        if case .counts(let file?, _) = watch.driver.unit { step = accelFiles.read("events/" + file).flatMap { Double($0) } }
+        guard let threshold = watch.driver.threshold(perSecond: c.motionRate, hz: hz, scale: accel.calibration.scale.x,
+                                                     bits: bits, step: step) else {
+            SensorLog.once(.warning, "\(accel.id) (\(accel.name)): the resolution of its readings is unknown (\(accelFiles.path("scan_elements/in_accel_x_type")) does not say), and its \(watch.driver.driver) motion threshold counts a share of the full scale; reading it at the still pace while still")
+            dropWatch()
+            return .unavailable
+        }
+        setFrequencies(hz)
+        guard watch.arm(threshold: threshold) else {
+            dropWatch()
+            setFrequencies(full)
+            return .unavailable
+        }
+        defer { watch.disarm() }
+        SensorLog.write(.debug, "\(accel.id): the device is still: watching for motion with its \(watch.driver.driver) event (threshold \(threshold) at \(FrequencyPlan.text(hz)) Hz), reading it every \(FrequencyPlan.text(safetyInterval ?? c.motionSafetyInterval)) s in case an event is lost")
+        while true {
+            switch watch.wait(seconds: safetyInterval ?? c.motionSafetyInterval, wake: source.wakeDescriptor) {
+            case .stopped:
+                return .ended(.stopped)
+            case .motion:
+                source.setMotionEventsWork(part, true)
+                SensorLog.write(.debug, "\(accel.id): the part reported motion: reading it at \(FrequencyPlan.text(rate)) Hz")
+                return .moved
+            case .failed(let error):
+                if !IIOContext.isPresent(accel.id) { return .ended(.failed(.gone(device: accel.id))) }
+                SensorLog.once(.warning, "\(error); reading \(accel.id) at the still pace while still instead of watching for motion")
+                dropWatch()
+                setFrequencies(full)
+                return .unavailable
+            case .timeout:
+                let begin = MonotonicClock.now()
+                let unmoved = glance()
+                if safetyInterval == nil {
+                    let slow = MonotonicClock.now() - begin > SensorCapture.slowSafetyRead
+                    safetyInterval = c.motionSafetyInterval * (slow ? 3 : 1)
+                    if slow {
+                        SensorLog.write(.debug, "\(accel.id): a raw read sleeps in the driver: reading it every \(FrequencyPlan.text(safetyInterval!)) s while watching for motion")
+                    }
+                }
+                if unmoved { continue }
+                let sample: Sample
+                let taken = takeOne()
+                switch taken {
+                case .failed(let error): return .ended(.failed(error))
+                case .skipped: continue
+                case .sample(let s): sample = s
+                }
+                if let pose = lastAcceleration, pose.length > 0,
+                   (sample.acceleration - pose).length <= SensorCapture.movedDeparture * pose.length { continue }
+                deliver(sample)
+                if source.stopRequested { return .ended(.stopped) }
+                if source.motionEventsWork(part) == true {
+                    SensorLog.write(.debug, "\(accel.id): the device moved and no motion event said so: an event was lost")
+                } else {
+                    source.setMotionEventsWork(part, false)
+                    SensorLog.once(.warning, "\(accel.id) (\(accel.name)): the device moved and its \(watch.driver.driver) motion event (\(accelFiles.path("events/" + watch.driver.enable[0]))) did not report it: no event has arrived from it since it was armed, so the part's interrupt line is probably not wired up; reading it at the still pace while still from now on")
+                    dropWatch()
+                }
+                return .moved
+            }
         }
     }
 
@@ -244,11 +448,11 @@ final class SensorCapture {
     /// The pace for the policy's current read interval: at the full rate, the configured frequency and about ten
     /// wake-ups a second; while still, the lowest frequency the part offers at or above the policy's read rate
     /// (and at least two samples per wake-up), batched to wake about once every `stillWakeInterval`.
-    private func pace() -> Pace {
+    private func pace(still: Bool) -> Pace {
         let full = accel.frequency?.chosen ?? rate
         let interval = source.readInterval
         var hz = full, wake = 0.1
-        if interval > 0 {
+        if still, interval > 0 {
             wake = source.configuration.stillWakeInterval
             hz = min(full, accel.frequency?.value(atLeast: max(1 / interval, 2 / wake)) ?? full)
         }
@@ -291,9 +495,42 @@ final class SensorCapture {
         // Each device's clock offset, kept across changes of pace: a batch that waited in the buffer (the first
         // after reopening at the still pace, drained with the accelerometer's) must not set it afresh.
         var offsets: (accel: Double?, gyro: Double?) = (nil, nil)
+        // Until then the part is read at the full rate whatever the sampling policy says: a motion event fired.
+        var holdUntil = -Double.infinity
+        // While the event is armed, the part is read now and then through its raw attributes (the buffer is off),
+        // with the gyroscope's latest reading standing in for a separate gyroscope's, as at the still pace.
+        let takeOne = { [self] () -> Taken in
+            switch readRaw(accel, accelPaths) {
+            case .failed(let error):
+                return .failed(error)
+            case .skipped:
+                return .skipped
+            case .value(let raw):
+                lastRaw = raw
+                var sample = Sample(time: max(MonotonicClock.now(), lastTime), acceleration: accel.calibration.apply(raw: raw))
+                if let gyro, gyroOnAccelDevice {
+                    if case .value(let g) = readRaw(gyro, gyroPaths) { sample.angularVelocity = gyro.calibration.apply(raw: g) }
+                } else if gyro != nil, let anchor, let last = rates.last,
+                          SensorCapture.within(SensorCapture.standInAngle, anchor, sample.acceleration) {
+                    sample.angularVelocity = last.rate
+                }
+                return .sample(sample)
+            }
+        }
         while true {
-            let pace = self.pace()
-            let still = source.readInterval > 0
+            // The last pace's buffers are released by now: the part can watch for motion itself.
+            if !first, source.readInterval > 0, MonotonicClock.now() >= holdUntil {
+                switch watchWhileStill(takeOne: takeOne) {
+                case .moved:
+                    holdUntil = MonotonicClock.now() + source.configuration.motionHold
+                case .ended(let outcome):
+                    return outcome
+                case .unavailable:
+                    break
+                }
+            }
+            let still = source.readInterval > 0 && MonotonicClock.now() >= holdUntil
+            let pace = self.pace(still: still)
             if !first {
                 setFrequencies(pace.hz)
                 SensorLog.write(.debug, "\(accel.id): the device \(still ? "is still" : "moves"): reading it at \(FrequencyPlan.text(pace.hz)) Hz, \(pace.batch) samples per wake-up")
@@ -305,8 +542,8 @@ final class SensorCapture {
             }
             streams.accel.clockOffset = offsets.accel
             streams.gyro?.clockOffset = offsets.gyro
-            if let outcome = read(streams, pace: pace, still: still, first: first, gyroPolled: !gyroBuffered, rates: &rates,
-                                 anchor: &anchor) {
+            if let outcome = read(streams, pace: pace, still: still, first: first, gyroPolled: !gyroBuffered, holdUntil: holdUntil,
+                                 rates: &rates, anchor: &anchor) {
                 return outcome
             }
             offsets = (streams.accel.clockOffset, streams.gyro?.clockOffset ?? offsets.gyro)
@@ -370,13 +607,14 @@ final class SensorCapture {
         return .fallBack
     }
 
-    /// Reads batches until the capture ends (the outcome) or the sampling policy changes pace (nil: the caller
-    /// reconfigures the part and calls again). Accelerometer samples wait for the separate gyroscope's batch
+    /// Reads batches until the capture ends (the outcome) or the sampling policy changes pace, or the full rate
+    /// held after a motion event (`holdUntil`) ends (nil: the caller reconfigures the part and calls again). Accelerometer samples wait for the separate gyroscope's batch
     /// that covers them, for at most one of its batch periods and two sample periods past their own time; a
     /// separate gyroscope without a buffer
     /// (`gyroPolled`) is read once a batch.
     private func read(_ streams: (accel: BufferStream, gyro: BufferStream?), pace: Pace, still: Bool, first: Bool,
-                      gyroPolled: Bool, rates: inout [(time: Double, rate: Vector3)], anchor: inout Vector3?) -> Outcome? {
+                      gyroPolled: Bool, holdUntil: Double, rates: inout [(time: Double, rate: Vector3)],
+                      anchor: inout Vector3?) -> Outcome? {
         let id = accel.id
         let batchPeriod = Double(pace.batch) / pace.hz
         let silence = max(source.configuration.bufferSilence, 2 * batchPeriod)
@@ -467,13 +705,13 @@ final class SensorCapture {
                         }
                     }
                 }
-                source.deliver(s)
+                deliver(s)
                 sent += 1
                 if source.stopRequested { return .stopped }
             }
             pending.removeFirst(sent)
             if let cut = rates.firstIndex(where: { $0.time >= now - 1 }), cut > 0 { rates.removeFirst(cut) }
-            if (source.readInterval > 0) != still { return nil }
+            if (source.readInterval > 0 && now >= holdUntil) != still { return nil }
         }
     }
 
@@ -518,7 +756,8 @@ final class SensorCapture {
         stream.forEachScan(bytes: bytes) { i, _, v, _ in
             let time = max(times[i], lastTime)
             lastTime = time
-            var sample = Sample(time: time, acceleration: accel.calibration.apply(raw: Vector3(v[0], v[1], v[2])))
+            lastRaw = Vector3(v[0], v[1], v[2])
+            var sample = Sample(time: time, acceleration: accel.calibration.apply(raw: lastRaw!))
             if let imu, v.count >= 6 { sample.angularVelocity = imu.calibration.apply(raw: Vector3(v[3], v[4], v[5])) }
             pending.append(sample)
         }

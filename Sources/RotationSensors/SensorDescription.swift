@@ -61,6 +61,9 @@ public struct SensorDescription: Sendable, Hashable {
     public var batchLimit: Int?
     /// Whether buffered scans carry the `timestamp` channel.
     public var hasTimestamp: Bool
+    /// The accelerometer's motion event (`MotionEventDriver`): the driver and the file that enables it, such as
+    /// `bmc150-accel (events/in_accel_x_roc_either_en)`; nil when it has none.
+    public var motionEvent: String?
 
     /// Human-readable lines for `rotationd --list`, each indented under a heading line.
     public var listing: String {
@@ -87,6 +90,11 @@ public struct SensorDescription: Sendable, Hashable {
         }
         lines.append(capture)
         if let f = frequency { lines.append("  sampling frequency: \(f.description)") }
+        if let event = motionEvent {
+            lines.append("  motion event: \(event), "
+                         + (self.capture == .buffered ? "armed while the device is still instead of reading it"
+                            : "not used: the driver registered no trigger or buffer, so the part's interrupt line is not wired up and the event cannot fire"))
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -135,7 +135,8 @@ public enum SensorDiscovery {
                                  capture: scanned && pollingReason == nil ? .buffered : .polled, pollingReason: pollingReason,
                                  trigger: trigger, frequency: sameDevice ? nil : frequencyPlan(files, type: prefix, rate: rate),
                                  batchLimit: files.read("buffer/hwfifo_watermark_max").flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil },
-                                 hasTimestamp: files.has("scan_elements/in_timestamp_en"))
+                                 hasTimestamp: files.has("scan_elements/in_timestamp_en"),
+                                 motionEvent: kind == .accelerometer ? MotionEventDriver.matching(files).map { "\($0.driver) (events/\($0.enable[0]))" } : nil)
     }
 
     /// The trigger a buffered capture attaches, or why the part cannot be captured through its buffer.

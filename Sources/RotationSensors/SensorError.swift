@@ -12,6 +12,9 @@ public enum SensorError: Error, Sendable, Hashable, CustomStringConvertible {
     case gone(device: String)
     /// Buffered capture failed in a way that polling cannot replace.
     case buffer(device: String, operation: String, errno: Int32)
+    /// The device's event interface (`IIO_GET_EVENT_FD_IOCTL` on `/dev/iio:deviceN`, or a read of the descriptor
+    /// it gives) failed: the part is sampled at the still pace instead of watching for motion itself.
+    case events(device: String, operation: String, errno: Int32)
 
     /// The fix for a failed access to a sysfs attribute or device node: only a permission problem has one.
     ///
@@ -47,6 +50,20 @@ public enum SensorError: Error, Sendable, Hashable, CustomStringConvertible {
             var text = "cannot \(operation) the buffer of \(device) (/dev/\(device)): \(String(cString: strerror(e)))"
             if let fix = SensorError.sysfsFix(e) { text += " (\(fix))" }
             return text
+        case .events(let device, let operation, let e):
+            var text = "cannot \(operation) the events of \(device) (/dev/\(device)): \(String(cString: strerror(e)))"
+            if let fix = SensorError.eventsFix(e) { text += " (\(fix))" }
+            return text
+        }
+    }
+
+    /// The fix for a failed access to a device's event interface.
+    static func eventsFix(_ errno: Int32) -> String? {
+        switch errno {
+        case EBUSY: return "another program holds its event descriptor, and the kernel gives out one at a time: stop it (another rotationd, or a test tool such as iio_event_monitor)"
+        case ENODEV: return "the driver registered no events for this device"
+        case ENOTTY, EINVAL: return "the kernel does not answer IIO_GET_EVENT_FD_IOCTL on this node"
+        default: return sysfsFix(errno)
         }
     }
 
@@ -54,7 +71,7 @@ public enum SensorError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isPermission: Bool {
         switch self {
         case .io(let e): return e.errno == EACCES || e.errno == EPERM
-        case .buffer(_, _, let e): return e == EACCES || e == EPERM
+        case .buffer(_, _, let e), .events(_, _, let e): return e == EACCES || e == EPERM
         default: return false
         }
     }

@@ -37,6 +37,25 @@ public final class SensorSource: @unchecked Sendable {
         /// is lowered and the FIFO watermark raised to match (`setReadInterval`). Short enough that the batch
         /// holding the start of a turn arrives while the turn is still under way.
         public var stillWakeInterval: Double = 0.5
+        /// While the device is still, a part whose driver offers a motion event (`MotionEventDriver`) is not read
+        /// at all: its event is armed to fire on a change faster than this many m/s² per second (gravity
+        /// turning at about 47°/s, early in a turn; a hand's tremor, about 0.05 m/s² at 8 to 12 Hz, changes it at
+        /// 3 m/s² per second), and the capture sleeps on the event descriptor.
+        public var motionRate: Double = 8
+        /// While the event is armed, the part samples at its lowest sampling frequency at or above this, so that
+        /// the event fires within a sample period of a turn's start (the threshold is the change between two
+        /// samples at that frequency).
+        public var motionSampleRate: Double = 12.5
+        /// While the event is armed, the part is read once this often all the same (one axis; three times less
+        /// often where a raw read sleeps in the driver), in case an event was lost: an edge-triggered interrupt
+        /// line that missed the edge of a latched interrupt stays quiet until the latch is reset. One wake-up in
+        /// this many seconds; a lost event delays a turn by at most this long.
+        /// A read that finds the device moved with no event since the event was armed shows that the part's
+        /// events do not arrive at all (no interrupt line wired up): the part is then sampled at the still pace.
+        public var motionSafetyInterval: Double = 10
+        /// After a motion event, the part is read at the full rate for at least this long, so the sampling
+        /// policy sees the turn's start, before the event is armed again.
+        public var motionHold: Double = 0.5
 
         /// The defaults: 50 Hz, with the gyroscope, rescanning every second, falling back after 500 ms.
         public init() {}
@@ -74,6 +93,9 @@ public final class SensorSource: @unchecked Sendable {
     private var retrying = false
     /// Whether the current capture has delivered a sample.
     private var delivered = false
+    /// Per part ("iio:device0 BMA250E"): whether a motion event ever arrived from it (true), or its events were
+    /// found not to arrive (false); absent until one or the other is known. Kept across captures.
+    private var motionEvents: [String: Bool] = [:]
     private var monitor: UDevMonitor?
 
     /// Creates a stopped source.
@@ -220,6 +242,12 @@ public final class SensorSource: @unchecked Sendable {
     func setActiveBuffer(_ buf: OpaquePointer?) {
         control.withLock { $0.buffer = buf.map { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer($0))) } ?? 0 }
     }
+
+    /// What is known of a part's motion events: true when one arrived, false when they were found not to.
+    func motionEventsWork(_ part: String) -> Bool? { motionEvents[part] }
+
+    /// Records what is known of a part's motion events.
+    func setMotionEventsWork(_ part: String, _ works: Bool) { motionEvents[part] = works }
 
     /// Sleeps until `deadline` (monotonic seconds) or a stop; returns false when stopped.
     func wait(until deadline: Double) -> Bool {

@@ -58,9 +58,10 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         let source = self.source, onDevice = self.onDevice
         let scale = self.scaleCheck, trim = self.trim
         source.start(onSample: { sample in
-                         source.setReadInterval(runner.feed(sample))
+                         let interval = runner.feed(sample)
+                         source.setReadInterval(interval)
                          scale.check(source: source, runner: runner)
-                         trim.check(sample.time)
+                         trim.check(sample.time, still: interval > 0)
                      },
                      onStatus: { status, time in
                          switch status {
@@ -153,8 +154,9 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         }
     }
 
-    /// Trims the resident set (`ResidentTrim`) once, when the first capture has run for `delay` seconds:
-    /// start-up, discovery and the capture's set-up are over by then.
+    /// Trims the resident set (`ResidentTrim`) once, when the first capture has run for `delay` seconds, or as
+    /// soon as the sampling policy first finds the device still: start-up, discovery and the capture's set-up
+    /// are over by then, and a part that watches for motion itself delivers no more samples while still.
     ///
     /// Touched only on the sensor thread; a finished trim costs one comparison per sample.
     private final class TrimAfterStart: @unchecked Sendable {
@@ -162,13 +164,13 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         private var first: Double?
         private var done = false
 
-        func check(_ time: Double) {
+        func check(_ time: Double, still: Bool) {
             guard !done else { return }
             guard let first else {
                 self.first = time
                 return
             }
-            guard time - first >= TrimAfterStart.delay else { return }
+            guard still || time - first >= TrimAfterStart.delay else { return }
             done = true
             let released = ResidentTrim.trim()
             Log.debug("gave back \(released) kB of start-up pages")

@@ -120,7 +120,7 @@ struct ServiceUserTests {
         }
     }
 
-    @Test("rotationd-access gives the group write on exactly the attributes rotationd changes, and leaves every other file as it was")
+    @Test("rotationd-access gives the group write on exactly the attributes rotationd changes (its buffer, trigger, frequency and the accelerometer's event enables, thresholds and periods), and leaves every other file as it was")
     func accessToAttributes() throws {
         let (_, root) = try DebianPackageTests.unpack()
         let user = try ServiceUser(package: root.path)
@@ -128,11 +128,16 @@ struct ServiceUserTests {
         let granted = ["buffer/enable", "buffer/length", "buffer/watermark", "buffer0/enable", "buffer0/length", "buffer0/watermark",
                        "scan_elements/in_accel_x_en", "scan_elements/in_anglvel_z_en", "scan_elements/in_timestamp_en",
                        "trigger/current_trigger", "sampling_frequency", "in_accel_sampling_frequency",
-                       "in_accel_x_sampling_frequency", "in_anglvel_sampling_frequency"]
+                       "in_accel_x_sampling_frequency", "in_anglvel_sampling_frequency",
+                       "events/in_accel_x_roc_either_en", "events/in_accel_x_roc_either_value", "events/in_accel_x_roc_either_period",
+                       "events/in_accel_x|y|z_roc_rising_en", "events/in_accel_mag_rising_value"]
         let kept = ["buffer/hwfifo_watermark_max", "buffer/data_available", "buffer0/in_accel_x_en", "scan_elements/in_accel_x_index",
                     "scan_elements/in_accel_x_type", "sampling_frequency_available", "in_accel_sampling_frequency_available",
                     "in_anglvel_sampling_frequency_available", "in_accel_x_raw", "in_accel_scale", "in_accel_offset",
-                    "in_accel_mount_matrix", "name", "label", "uevent", "power/control", "current_timestamp_clock"]
+                    "in_accel_mount_matrix", "name", "label", "uevent", "power/control", "current_timestamp_clock",
+                    "events/in_accel_scale", "events/in_accel_mag_value_available", "events/in_steps_change_en",
+                    "events/in_accel_gesture_tap_wait_dur", "events/in_accel_gesture_singletap_value",
+                    "events/in_accel_mag_falling_value", "events/in_accel_x&y&z_mag_falling_en"]
         for file in granted + kept {
             let path = device + "/" + file
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

@@ -108,4 +108,91 @@ struct KernelRulesTests {
             "iio:device0 in_accel_sampling_frequency \"100\" EBUSY the buffer is enabled",
         ], "\(r.kernel)")
     }
+
+    /// Runs `iio-events.py` with `steps` while zoo/four-poses.csv plays (turns at 3.0, 6.6 and 10.2 s).
+    static func events(_ fixture: String, _ steps: [String], then more: [[Any]] = []) async throws -> UmockdevRun.Result {
+        try await UmockdevRun.run(devices: [fixture], steps: [["play", "zoo/four-poses.csv", 20], ["start"], ["exit", 30]] + more,
+                            arguments: [UmockdevRun.fixtures.appendingPathComponent("iio-events.py").path] + steps,
+                            program: "/usr/bin/python3")
+    }
+
+    @Test("the event interface: one descriptor per device at a time (EBUSY), another once it is closed; an event only while enabled and only for a change above the threshold in the driver's unit; kxcjk-1013 refuses threshold writes while enabled (EBUSY)")
+    func eventInterface() throws {
+        let r = try Self.events("zoo/kxcjk-1013.umockdev", [
+            "eventfd iio:device0", "eventfd iio:device0",
+            "write iio:device0 in_accel_sampling_frequency 12.5",
+            "write iio:device0 events/in_accel_x_thresh_either_value 255",
+            "write iio:device0 events/in_accel_x_thresh_either_en 1",
+            "write iio:device0 events/in_accel_x_thresh_either_value 1",
+            // The first turn: enabled, but 255 steps of 1/16 g is more than any turn.
+            "wait iio:device0 4.5",
+            "write iio:device0 events/in_accel_x_thresh_either_en 0",
+            "write iio:device0 events/in_accel_x_thresh_either_value 1",
+            // The second: 1/16 g is less than a turn moves in a sample at 12.5 Hz, but nothing is enabled.
+            "wait iio:device0 3.5",
+            "write iio:device0 events/in_accel_z_thresh_either_en 1",
+            "read iio:device0 events/in_accel_x_thresh_either_en",
+            // The third: enabled (one enable for the three axes) and above the threshold.
+            "wait iio:device0 4",
+            "close iio:device0", "eventfd iio:device0",
+        ])
+        #expect(r.failure == nil, "\(r.transcript)")
+        #expect(Array(r.stdout.prefix(2)) == ["eventfd iio:device0: ok", "eventfd iio:device0: EBUSY"], "\(r.stdout)")
+        #expect(r.stdout.contains("write iio:device0 events/in_accel_x_thresh_either_value 1: EBUSY"), "\(r.stdout)")
+        #expect(r.stdout.contains("read iio:device0 events/in_accel_x_thresh_either_en: 1"), "\(r.stdout)")
+        let waits = r.stdout.filter { $0.hasPrefix("event ") }
+        #expect(waits.count >= 3 && waits[0] == "event iio:device0: none" && waits[1] == "event iio:device0: none", "\(r.stdout)")
+        // IIO_EV_TYPE_THRESH, rising or falling, on an axis.
+        #expect(waits.dropFirst(2).allSatisfy { $0.hasPrefix("event iio:device0: 0 1 ") || $0.hasPrefix("event iio:device0: 0 2 ") }
+                && waits.count > 2, "\(r.stdout)")
+        #expect(r.stdout.last == "eventfd iio:device0: ok", "\(r.stdout)")
+        #expect(r.kernel.filter { $0.contains("IIO_GET_EVENT_FD_IOCTL") } == [
+            "iio:device0 dev/iio:device0 \"IIO_GET_EVENT_FD_IOCTL\" ok",
+            "iio:device0 dev/iio:device0 \"IIO_GET_EVENT_FD_IOCTL\" EBUSY another event descriptor is open",
+            "iio:device0 dev/iio:device0 \"IIO_GET_EVENT_FD_IOCTL\" ok",
+        ], "\(r.kernel)")
+    }
+
+    @Test("driver quirks of the event files: st_lsm6dsx stops sampling when its buffer is disabled, events enabled or not, until an enable powers it again; bmi323 puts its any-motion threshold back to 1 g at each enable write; mma8452's threshold starts at its maximum, inv_mpu6050's at 0")
+    func eventQuirks() async throws {
+        let st = try Self.events("zoo/st_lsm6dsx.umockdev", [
+            "eventfd iio:device0",
+            "write iio:device0 events/in_accel_x_thresh_either_value 2",
+            "read iio:device0 events/in_accel_z_thresh_either_value",
+            "write iio:device0 events/in_accel_x_thresh_either_en 1",
+            "write iio:device0 scan_elements/in_accel_x_en 1",
+            "write iio:device0 buffer/enable 1", "write iio:device0 buffer/enable 0",
+            // The first turn: enabled, but the accelerometer is off.
+            "wait iio:device0 4.5",
+            // Enabling again changes nothing while an axis is enabled; all off, then on, powers it.
+            "write iio:device0 events/in_accel_x_thresh_either_en 1",
+            "wait iio:device0 3.5",
+            "write iio:device0 events/in_accel_x_thresh_either_en 0", "write iio:device0 events/in_accel_x_thresh_either_en 1",
+            "wait iio:device0 4",
+        ])
+        #expect(st.failure == nil, "\(st.transcript)")
+        #expect(st.stdout.contains("read iio:device0 events/in_accel_z_thresh_either_value: 2"), "one threshold for the three axes: \(st.stdout)")
+        let waits = st.stdout.filter { $0.hasPrefix("event ") }
+        #expect(waits.count >= 3 && waits[0] == "event iio:device0: none" && waits[1] == "event iio:device0: none"
+                && waits[2].hasPrefix("event iio:device0: 0 0 "), "\(st.stdout)")
+        #expect(st.refusedWrites.isEmpty, "\(st.kernel)")
+
+        let bmi = try await Self.attrs("zoo/bmi323.umockdev", [
+            ("iio:device0", "events/in_accel_mag_rising_value", "0.5"),
+            ("iio:device0", "events/in_accel_mag_rising_en", "1"),
+            ("iio:device0", "events/in_accel_mag_rising_value", "8.5"),
+        ], then: [["expect-file", "sys/bus/iio/devices/iio:device0/events/in_accel_mag_rising_value", "1.000000"]])
+        #expect(bmi.failure == nil, "\(bmi.transcript)")
+        #expect(bmi.kernel == [
+            "iio:device0 events/in_accel_mag_rising_value \"0.5\" ok",
+            "iio:device0 events/in_accel_mag_rising_en \"1\" ok",
+            "iio:device0 events/in_accel_mag_rising_value \"8.5\" EINVAL outside the driver's range",
+        ], "\(bmi.kernel)")
+
+        let mma = try Self.events("zoo/mma8452.umockdev", ["read iio:device0 events/in_accel_mag_rising_value", "read iio:device0 events/in_accel_scale"])
+        #expect(mma.stdout.prefix(2) == ["read iio:device0 events/in_accel_mag_rising_value: 127", "read iio:device0 events/in_accel_scale: 0.617742"],
+                "\(mma.transcript)")
+        let inv = try Self.events("zoo/inv_mpu6050.umockdev", ["read iio:device0 events/in_accel_x|y|z_roc_rising_value"])
+        #expect(inv.stdout.first == "read iio:device0 events/in_accel_x|y|z_roc_rising_value: 0.000000", "\(inv.transcript)")
+    }
 }

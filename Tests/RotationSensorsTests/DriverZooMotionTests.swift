@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+
+/// The zoo's parts watching for motion themselves while the device is still: each driver's event armed from the
+/// files its kernel source creates (`Tests/fixtures/zoo/*.umockdev`), raised by the emulated hardware in the
+/// driver's units (`umockdev-driver.py`, `MotionEvent`) through the event descriptor `iio-kernel.c` hands out.
+extension DriverZooTests {
+    /// The fixtures whose display accelerometer has a motion event and the interrupt line it needs.
+    static let eventDrivers = ["bmc150-dual", "kxcjk-1013", "inv_mpu6050", "bmi323", "st_lsm6dsx", "mma8452"]
+
+    /// A trace of the poses of `zoo/four-poses.csv`, upright first, each held for the given seconds, with the
+    /// trace's own quarter turns between them (0.65 s each).
+    struct PosesTrace {
+        /// The CSV text.
+        var text: String
+        /// When each turn ends, s into the trace.
+        var turnEnds: [Double] = []
+        /// The trace's length in s.
+        var length = 0.0
+
+        init(holds: [Double]) throws {
+            let csv = try String(contentsOf: UmockdevRun.fixtures.appendingPathComponent("zoo/four-poses.csv"), encoding: .utf8)
+            let lines = csv.split(separator: "\n")
+            let rows = lines.dropFirst().map { line -> (Double, Substring) in
+                let comma = line.firstIndex(of: ",")!
+                return (Double(line[..<comma])!, line[comma...])
+            }
+            func window(_ from: Double, _ to: Double) -> [(Double, Substring)] {
+                rows.filter { $0.0 >= from && $0.0 < to }.map { ($0.0 - from, $0.1) }
+            }
+            var out = [String(lines[0])]
+            var t = 0.0
+            for (k, hold) in holds.enumerated() {
+                // Pose k is held from 3.6 k + 0.05 (after its turn) to 3.6 k + 2.95 (before the next); played
+                // again and again for `hold` seconds.
+                let start = 3.6 * Double(k) + (k > 0 ? 0.05 : 0)
+                let pose = window(start, 3.6 * Double(k) + 2.95)
+                let span = 3.6 * Double(k) + 2.95 - start
+                var done = 0.0
+                while done < hold {
+                    for (dt, rest) in pose where done + dt < hold { out.append(String(format: "%.4f", t + done + dt) + rest) }
+                    done += span
+                }
+                t += hold
+                if k + 1 < holds.count {
+                    // The turn to pose k + 1: from 0.05 s into this window to 0.65 s.
+                    for (dt, rest) in window(3.6 * Double(k) + 2.95, 3.6 * Double(k) + 3.65) {
+                        out.append(String(format: "%.4f", t + dt) + rest)
+                    }
+                    turnEnds.append(t + 0.65)
+                    t += 0.7
+                }
+            }
+            text = out.joined(separator: "\n") + "\n"
+            length = t
+        }
+
+        /// Writes the trace to a temporary file; the caller removes it.
+        func write() throws -> URL {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-poses-\(UUID().uuidString).csv")
+            try text.write(to: url, atomically: false, encoding: .utf8)
+            return url
+        }
+    }
+
+    /// The sidecar's description of a device's motion event and what a run must put back.
+    struct MotionFixture {
+        /// The enable files of the display accelerometer's event, relative to its directory.
+        var enables: [String]
+        /// Per device: attribute files and the values they must hold after the run.
+        var restore: [String: [String: String]]
+
+        init(_ name: String) throws {
+            let url = UmockdevRun.fixtures.appendingPathComponent("zoo/\(name).json")
+            let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+            let devices = try #require(spec["devices"] as? [String: Any])
+            let device = devices["iio:device0"].flatMap { ($0 as? [[String: Any]])?.first ?? $0 as? [String: Any] }
+            let events = try #require(device?["events"] as? [String: Any], "\(name) describes no motion event")
+            enables = try #require(events["enable"] as? [String: String]).values.sorted()
+            let expect = try #require(spec["expect"] as? [String: Any])
+            restore = try #require(expect["restore"] as? [String: [String: String]])
+        }
+
+        /// The steps checking every file is put back.
+        var restoreSteps: [[Any]] {
+            restore.flatMap { device, files in
+                files.map { ["expect-file", "sys/bus/iio/devices/\(device)/\($0.key)", $0.value] as [Any] }
+            }
+        }
+    }
+
+    /// When a run's `rotation` was first published after `after` (monotonic s), or nil.
+    static func published(_ r: UmockdevRun.Result, rotation: Int, after: Double) -> Double? {
+        r.events.first { ($0["t"] as? Double ?? 0) > after && $0["rotation"] as? Int == rotation }?["t"] as? Double
+    }
+
+    /// The monotonic time the trace started playing.
+    static func playStart(_ r: UmockdevRun.Result) -> Double {
+        r.stderr.first { $0.hasPrefix("play: started at ") }.flatMap { Double($0.dropFirst(17)) } ?? .nan
+    }
+
+    @Test("each driver with a motion event: while the device is still the event is armed and the sensor thread sleeps (no wake-up in 3 s), the turn after 12 s still is published within 2 s of its end, no write is refused, and every setting is put back (events, thresholds, periods, frequencies)",
+          arguments: eventDrivers)
+    func motionEventsWhileStill(driver: String) async throws {
+        let fixture = try MotionFixture(driver)
+        let trace = try PosesTrace(holds: [12, 6])
+        let file = try trace.write()
+        defer { try? FileManager.default.removeItem(at: file) }
+        var steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
+                              ["wait-file", "sys/bus/iio/devices/iio:device0/\(fixture.enables[0])", "1", 10],
+                              ["asleep", "rotationd-iio", 3], ["wait", "\"rotation\":90,", 15], ["stop"]]
+        steps += fixture.restoreSteps
+        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.rotations == [0, 90], "\(r.transcript)")
+        let turnEnd = Self.playStart(r) + trace.turnEnds[0]
+        let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
+        #expect(turn.map { $0 - turnEnd < 2 } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
+        #expect(r.kernel.contains("iio:device0 dev/iio:device0 \"IIO_GET_EVENT_FD_IOCTL\" ok"), "\(r.kernel)")
+        #expect(r.kernel.contains("iio:device0 \(fixture.enables[0]) \"1\" ok"), "\(r.kernel)")
+        #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
+        let warnings = r.stderr.filter { $0.hasPrefix("rotationd: warning") || $0.hasPrefix("rotationd: error") }
+        #expect(warnings.isEmpty, "\(warnings)")
+    }
+
+    @Test("a part whose driver registered no trigger or buffer (no interrupt line) has event files that can never fire: they are left alone, with one line saying so, and the part is read at the still pace, so the turn after a still spell comes as fast as before",
+          arguments: ["bmc150-noirq", "st_lsm6dsx-noirq"])
+    func motionEventsWithoutInterruptLine(driver: String) async throws {
+        let fixture = try MotionFixture(driver)
+        let trace = try PosesTrace(holds: [6, 4])
+        let file = try trace.write()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
+                              ["wait", "\"rotation\":90,", 15], ["stop"]] + fixture.restoreSteps
+        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        let said = r.stderr.filter { $0.contains("not watching for motion with its") }
+        #expect(said.count == 1 && said[0].hasPrefix("rotationd: info: iio:device0 ("), "\(r.transcript)")
+        #expect(!r.kernel.contains { $0.contains("events/") || $0.contains("IIO_GET_EVENT_FD_IOCTL") }, "\(r.kernel)")
+        let turnEnd = Self.playStart(r) + trace.turnEnds[0]
+        let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
+        #expect(turn.map { $0 - turnEnd < 2 } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
+        #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
+    }
+
+    @Test("a part whose interrupt never reaches the host although its driver registered triggers (bmc150 on a board wiring INT2): the event is armed, the safety read finds the device turned with no event, rotationd says so once and reads the part at the still pace from then on, never arming it again; the next turn comes within 2 s of its end, and every setting is put back")
+    func motionEventsThatNeverArrive() async throws {
+        let fixture = try MotionFixture("bmc150-int2")
+        let trace = try PosesTrace(holds: [6, 16, 5])
+        let file = try trace.write()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
+                              ["wait", "\"rotation\":90,", 25], ["wait", "\"rotation\":180,", 25], ["stop"]]
+            + fixture.restoreSteps
+        let r = try await UmockdevRun.run(devices: ["zoo/bmc150-int2.umockdev"], steps: steps, arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.rotations == [0, 90, 180], "\(r.transcript)")
+        let said = r.stderr.filter { $0.contains("did not report it") }
+        #expect(said.count == 1 && said[0].hasPrefix("rotationd: warning: iio:device0 (BMA250E): the device moved and its bmc150-accel motion event"),
+                "\(r.transcript)")
+        let arms = r.kernel.filter { $0 == "iio:device0 \(fixture.enables[0]) \"1\" ok" }
+        #expect(arms.count == 1, "armed \(arms.count) times: \(r.kernel)")
+        let second = Self.playStart(r) + trace.turnEnds[1]
+        let turn = Self.published(r, rotation: 180, after: second - 1)
+        #expect(turn.map { $0 - second < 2 } == true, "the second turn came \(turn.map { $0 - second } ?? .nan) s after its end: \(r.transcript)")
+        #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
+    }
+}
