@@ -27,16 +27,13 @@ public struct OrientationEngine: Sendable {
     /// The state last published.
     public private(set) var state: DeviceState = .initial
 
-    private let limits: Limits
+    private let limits: EngineLimits
+    private var gate: SampleGate
     private var lowPass = AccelerometerGravity()
-    private var reference: GravityReference
     private var meter = TurnRateMeter()
     private var stillness = DirectionRateMeter()
-    private var lastTime: Double = -.infinity
-    private var started = false
     private var published = false
     private var motionUntil: Double = -.infinity
-    private var lastMotion: Double = -.infinity
     private var fusion = GyroGravityEstimator()
     private var check = GyroscopeCheck()
     private var lastGyro = Vector3.zero
@@ -71,8 +68,8 @@ public struct OrientationEngine: Sendable {
     /// Creates an engine with the given thresholds.
     public init(configuration: EngineConfiguration = .default) {
         self.configuration = configuration
-        self.limits = Limits(configuration)
-        self.reference = GravityReference(gravity: configuration.gravity)
+        self.limits = EngineLimits(configuration)
+        self.gate = SampleGate(gravity: configuration.gravity)
     }
 
     /// Feeds one sample; returns the new state when the published state changed, else nil.
@@ -80,26 +77,14 @@ public struct OrientationEngine: Sendable {
     /// A sample with a NaN, infinite or zero acceleration, or a time that is not finite or runs backwards,
     /// is ignored and changes nothing.
     public mutating func process(_ sample: Sample) -> DeviceState? {
-        let a = sample.acceleration
-        let t = sample.time
-        guard a.isUsable, t.isFinite else { return nil }
         let c = configuration
-        let dt = t - lastTime
-        if started && dt < 0 { return nil }
-        let magnitude = a.length
-        let moving: Bool
-        let restarted = !started || dt > c.maxGap
+        guard let s = gate.admit(sample, c) else { return nil }
+        let a = s.acceleration, t = s.time, dt = s.dt, moving = s.moving, restarted = s.restarted
         if restarted {
             restart(with: a)
-            reference.restart(magnitude: magnitude)
-            moving = false
         } else {
             lowPass.update(a, dt: dt, timeConstant: c.smoothingTime)
-            // Judged against the pose magnitude before this reading joins it.
-            moving = reference.isMotion(magnitude, tolerance: c.motionTolerance)
-            reference.track(magnitude: magnitude, dt: dt, timeConstant: c.levelSmoothingTime, tolerance: c.motionTolerance)
         }
-        lastTime = t
 
         // With a gyroscope, gravity is tracked by the fused estimate while readings keep arriving. A sample
         // without one shortly after the last reading keeps the fused path, so an occasional missing reading
@@ -152,7 +137,7 @@ public struct OrientationEngine: Sendable {
                 // reads: a large bias must not keep itself from being learned.
                 let still = stillness.rate < limits.biasRateLimit
                 fusion.update(acceleration: a, angularVelocity: w, dt: dt, magnitude: c.gravity,
-                              weight: reference.trust(magnitude, tolerance: c.motionTolerance), proportionalGain: limits.proportionalGain,
+                              weight: s.trust, proportionalGain: limits.proportionalGain,
                               integralGain: still ? limits.integralGain : 0)
             }
             // The check integrates the readings themselves, so it starts again after any sample without one.
@@ -163,7 +148,7 @@ public struct OrientationEngine: Sendable {
             fused = check.finding == nil
         } else if trusted && fusion.seeded && t - lastGyroTime <= c.gyroTimeout {
             fusion.update(acceleration: a, angularVelocity: fusion.bias, dt: dt, magnitude: c.gravity,
-                          weight: reference.trust(magnitude, tolerance: c.motionTolerance), proportionalGain: limits.proportionalGain, integralGain: 0)
+                          weight: s.trust, proportionalGain: limits.proportionalGain, integralGain: 0)
             fused = true
         }
 
@@ -198,11 +183,7 @@ public struct OrientationEngine: Sendable {
             meter.update(cosA: -f.y, sinA: f.x, time: t, dt: dt, timeConstant: c.rateSmoothingTime, limit: settleRate)
             turnRateBefore = 0
         }
-        // What 1 g reads is learned from readings that are neither shaken nor turning, nor just after either.
-        if moving { lastMotion = t }
-        if !restarted, t - lastMotion >= c.motionHoldoff, t - meter.lastFastTime >= settleTime {
-            reference.learn(magnitude: magnitude, dt: dt, learningTime: c.gravityLearningTime)
-        }
+        gate.learn(from: s, lastFast: meter.lastFastTime, settleTime: settleTime, c)
         if reacquiring, t >= reacquireUntil, !moving, t >= motionUntil, t - meter.lastFastTime >= settleTime {
             reacquiring = false
         }
@@ -315,10 +296,11 @@ public struct OrientationEngine: Sendable {
     /// Whether nothing is pending: the device has been settled for the settle time, is not in motion, and no
     /// new quadrant is waiting out its dwell. More samples of the same pose would change nothing.
     public var isQuiet: Bool {
-        guard started, published, candidate == nil, !reacquiring else { return false }
+        guard gate.started, published, candidate == nil, !reacquiring else { return false }
         let c = configuration
+        let lastTime = gate.lastTime
         let fused = lastTime - lastGyroTime <= c.gyroTimeout
-        guard lastTime >= motionUntil, lastTime - lastMotion >= c.motionHoldoff,
+        guard lastTime >= motionUntil, lastTime - gate.lastMotion >= c.motionHoldoff,
               lastTime - meter.lastFastTime >= (fused ? c.fusedSettleTime : c.settleTime) else { return false }
         // The fused estimate converges on the accelerometer over `fusionTime`; while the accelerometer alone
         // would propose another quadrant, more samples may still change the decision.
@@ -330,7 +312,7 @@ public struct OrientationEngine: Sendable {
 
     /// What 1 g reads on the part, as learned from the samples so far.
     public var learnedGravity: LearnedGravity {
-        LearnedGravity(value: reference.oneG, stillTime: reference.stillTime)
+        LearnedGravity(value: gate.reference.oneG, stillTime: gate.reference.stillTime)
     }
 
     /// Why the gyroscope is no longer used, once the engine has found it disagreeing with the accelerometer;
@@ -345,14 +327,12 @@ public struct OrientationEngine: Sendable {
 
     /// Forgets every sample seen so far; the published state stays until the next decision.
     public mutating func reset() {
-        started = false
+        gate.reset()
         candidate = nil
         motionUntil = -.infinity
-        lastMotion = -.infinity
     }
 
     private mutating func restart(with a: Vector3) {
-        started = true
         lowPass.reset(to: a)
         meter.reset()
         accelMeter.reset()
@@ -361,7 +341,6 @@ public struct OrientationEngine: Sendable {
         lastGyroTime = -.infinity
         candidate = nil
         motionUntil = -.infinity
-        lastMotion = -.infinity
         reacquireUntil = -.infinity
         reacquiring = false
     }
@@ -501,36 +480,6 @@ public struct OrientationEngine: Sendable {
         default:
             if abs(s) <= limits.sinVertical { return .vertical }
             return s > 0 ? .tiltedUp : .tiltedDown
-        }
-    }
-
-    /// The configured angles turned into the sines and cosines the per-sample tests compare against.
-    private struct Limits: Sendable {
-        let sinFlatEnter: Double
-        let sinFlatExit: Double
-        let sinVertical: Double
-        let sinVerticalOuter: Double
-        let sinVerticalInner: Double
-        let cosKeep: Double
-        let proportionalGain: Double
-        let integralGain: Double
-        let biasRateLimit: Double
-        let cosReacquire: Double
-
-        init(_ c: EngineConfiguration) {
-            sinFlatEnter = Angles.sinDegrees(c.flatEnterAngle)
-            sinFlatExit = Angles.sinDegrees(c.flatExitAngle)
-            sinVertical = Angles.sinDegrees(c.verticalLimit)
-            sinVerticalOuter = Angles.sinDegrees(c.verticalLimit + c.tiltHysteresis)
-            sinVerticalInner = Angles.sinDegrees(c.verticalLimit - c.tiltHysteresis)
-            cosKeep = Angles.cosDegrees(45 + c.boundaryHysteresis)
-            proportionalGain = c.fusionTime > 0 ? 1 / c.fusionTime : 0
-            // With the proportional loop much faster than the integral one, the bias error decays at
-            // integralGain / proportionalGain per second; make that 1 / biasTime.
-            integralGain = c.biasTime > 0 ? proportionalGain / c.biasTime : 0
-            biasRateLimit = c.biasRateLimit * Angles.radiansPerDegree
-            // After a gap, a reading within 10° of the last estimate finds the device where it was.
-            cosReacquire = Angles.cosDegrees(10)
         }
     }
 }
