@@ -29,41 +29,18 @@ public struct OrientationEngine: Sendable {
 
     private let limits: EngineLimits
     private var gate: SampleGate
-    private var lowPass = AccelerometerGravity()
+    private var accel = AccelerometerEstimate()
+    private var gyro = FusedEstimate()
     private var meter = TurnRateMeter()
-    private var stillness = DirectionRateMeter()
     private var published = false
     private var motionUntil: Double = -.infinity
-    private var fusion = GyroGravityEstimator()
-    private var check = GyroscopeCheck()
-    private var lastGyro = Vector3.zero
-    private var lastGyroTime: Double = -.infinity
     private var candidate: Rotation?
-    private var reacquireUntil: Double = -.infinity
-    private var reacquiring = false
     private var candidateSince: Double = 0
-    /// The accelerometer's own turn rate and motion hold, kept while fused too: the accelerometer-only path's
-    /// view of whether a turn is over.
-    private var accelMeter = TurnRateMeter()
-    private var accelMotionUntil: Double = -.infinity
-    /// Whether the accelerometer-only path has taken over from a gyroscope found wrong.
-    private var handedOver = false
     private var previousGyroRate = 0.0
-    /// The turn about the screen's axis the gyroscope measured since the last change of rotation, degrees,
-    /// forgotten with a time constant of `turnMemory` so that a bias cannot add up to a turn.
-    private var turned = 0.0
-    /// The rate about the screen's axis at the previous sample, rad/s, for integrating `turned`.
-    private var turnRateBefore = 0.0
-    /// The accelerometer's own estimate when the rotation last changed.
-    private var accelAtChange: Vector3?
-    static let turnMemory = 5.0
     static let turnNeeded = 30.0
     static let turnCarries = 60.0
     static let tiltedEnough = 0.57
     static let leanedEnough = 0.34
-    private var lastSampleHadGyro = false
-    private var accelCandidate: Rotation?
-    private var accelCandidateSince: Double = 0
 
     /// Creates an engine with the given thresholds.
     public init(configuration: EngineConfiguration = .default) {
@@ -79,115 +56,41 @@ public struct OrientationEngine: Sendable {
     public mutating func process(_ sample: Sample) -> DeviceState? {
         let c = configuration
         guard let s = gate.admit(sample, c) else { return nil }
-        let a = s.acceleration, t = s.time, dt = s.dt, moving = s.moving, restarted = s.restarted
-        if restarted {
-            restart(with: a)
+        let t = s.time, dt = s.dt, moving = s.moving
+        if s.restarted {
+            accel.restart(from: s.acceleration)
+            gyro.restart()
+            meter.reset()
+            candidate = nil
+            motionUntil = -.infinity
         } else {
-            lowPass.update(a, dt: dt, timeConstant: c.smoothingTime)
+            accel.follow(s, c)
         }
-
-        // With a gyroscope, gravity is tracked by the fused estimate while readings keep arriving. A sample
-        // without one shortly after the last reading keeps the fused path, so an occasional missing reading
-        // does not switch inputs, but it does not turn the estimate by a rate nobody measured: only the
-        // accelerometer correction moves it. Otherwise the accelerometer's own estimate is used, without a
-        // break.
-        var fused = false
-        // The turn about the screen's axis across a gap in the gyroscope's readings, as the accelerometer saw it.
-        var gapTurn: Double?
         // A gyroscope found to disagree with the accelerometer is not used again (`GyroscopeCheck`). From the
         // sample after the finding, the accelerometer-only path goes on from the state it would have had all
         // along (its turn meter and motion hold, kept while fused): the estimate it takes over moved to where
         // the accelerometer is, a move that must not count as a turn still to settle.
-        let trusted = check.finding == nil
-        if !trusted && !handedOver {
-            meter = accelMeter
-            motionUntil = max(motionUntil, accelMotionUntil)
-            handedOver = true
+        if gyro.handsOver() {
+            meter = accel.meter
+            motionUntil = max(motionUntil, accel.holdUntil)
         }
-        defer { lastSampleHadGyro = sample.angularVelocity != nil }
-        if trusted, let w = sample.angularVelocity, w.x.isFinite, w.y.isFinite, w.z.isFinite {
-            // Only bias learning uses it, so it is tracked on gyroscope samples alone. Across a missing
-            // reading it over-states the rate for one sample, which only pauses learning.
-            stillness.update(lowPass.gravity, dt: dt, timeConstant: c.rateSmoothingTime)
-            if !fusion.seeded {
-                fusion.reset(to: lowPass.gravity, magnitude: c.gravity)
-            } else if t - lastGyroTime > c.gyroTimeout || reacquiring {
-                // After readings stopped for a while (or a slow pace while still), one rate cannot be integrated
-                // across the gap, and the device may have turned, or started shaking, unobserved. Until the
-                // device has settled again (at least `reacquireTime`, outside the motion hold), the estimate is
-                // the accelerometer's own, guarded by the accelerometer-only motion hold, while the gyroscope
-                // still says whether the device turns.
-                if t - lastGyroTime > c.gyroTimeout {
-                    let before = fusion.gravity, after = lowPass.gravity
-                    gapTurn = TurnRateMeter.turn(from: before, to: after)
-                    // A reading that finds the device where it was (a slow pace while still) starts the estimate
-                    // again and goes on; one that finds it moved, or moving, reacquires.
-                    let cosMoved = before.dot(after) / (before.length * after.length)
-                    if moving || !(cosMoved >= limits.cosReacquire) {
-                        reacquiring = true
-                        reacquireUntil = t + c.reacquireTime
-                        // Turned across the gap faster than the settle rate, on average: it counts as turning now.
-                        let turned = TurnRateMeter.turn(from: before, to: after)
-                        if abs(turned) >= c.fusedSettleRate * (t - lastGyroTime) { meter.noteUnobserved(until: t) }
-                    }
-                }
-                fusion.reset(to: lowPass.gravity, magnitude: c.gravity)
-            } else {
-                // The bias is learned while the accelerometer sees the device still, whatever the gyroscope
-                // reads: a large bias must not keep itself from being learned.
-                let still = stillness.rate < limits.biasRateLimit
-                fusion.update(acceleration: a, angularVelocity: w, dt: dt, magnitude: c.gravity,
-                              weight: s.trust, proportionalGain: limits.proportionalGain,
-                              integralGain: still ? limits.integralGain : 0)
-            }
-            // The check integrates the readings themselves, so it starts again after any sample without one.
-            if restarted || !lastSampleHadGyro || t - lastGyroTime > c.gyroTimeout { check.restart() }
-            check.update(time: t, dt: t - lastGyroTime, accel: lowPass.gravity, steady: !moving, rate: w)
-            lastGyro = w
-            lastGyroTime = t
-            fused = check.finding == nil
-        } else if trusted && fusion.seeded && t - lastGyroTime <= c.gyroTimeout {
-            fusion.update(acceleration: a, angularVelocity: fusion.bias, dt: dt, magnitude: c.gravity,
-                          weight: s.trust, proportionalGain: limits.proportionalGain, integralGain: 0)
-            fused = true
-        }
-
-        if !fused { reacquiring = false }
-        if fused {
-            let g = lowPass.gravity
-            accelMeter.update(cosA: -g.y, sinA: g.x, time: t, dt: dt, timeConstant: c.rateSmoothingTime, limit: c.settleRate)
-            if moving { accelMotionUntil = t + c.motionHoldoff }
-        }
-        var f = fused ? fusion.gravity : lowPass.gravity
+        let step = gyro.update(s, accel: accel.gravity, limits, c)
+        let fused = step.fused
+        if step.turnedUnobserved { meter.noteUnobserved(until: t) }
+        if fused { accel.shadow(s, c) }
+        var f = fused ? gyro.gravity : accel.gravity
         let settleRate = fused ? c.fusedSettleRate : c.settleRate
         let settleTime = fused ? c.fusedSettleTime : c.settleTime
         previousGyroRate = abs(meter.rate)
         if fused {
-            // While readings are missing, the last measured rate stands for the unknown one, so a turn in
-            // progress still counts as turning.
-            let rate = fusion.inPlaneRate(fusion.corrected(lastGyro)) ?? 0
-            meter.update(measuredRate: rate, cosA: -f.y, sinA: f.x, time: t, dt: dt,
+            meter.update(measuredRate: gyro.inPlaneRate, cosA: -f.y, sinA: f.x, time: t, dt: dt,
                          timeConstant: c.gyroRateSmoothingTime, limit: settleRate)
-            // The turn about the screen's own axis: unlike the in-plane angle's rate, it does not grow as the
-            // device nears flat, where a small tilt swings the in-plane angle a long way.
-            // Integrated by the trapezoid. Across a gap in the readings (the still pace reads far apart) the
-            // rate a turn has when it is first seen says nothing of when it began: the accelerometer's change
-            // of direction across the gap counts instead.
-            let z = fusion.corrected(lastGyro).z
-            if dt > 0, dt.isFinite {
-                let step = gapTurn ?? -(z + turnRateBefore) / 2 / Angles.radiansPerDegree * dt
-                turned = (turned + step) * max(0, 1 - dt / Self.turnMemory)
-            }
-            turnRateBefore = z
         } else {
             meter.update(cosA: -f.y, sinA: f.x, time: t, dt: dt, timeConstant: c.rateSmoothingTime, limit: settleRate)
-            turnRateBefore = 0
         }
         gate.learn(from: s, lastFast: meter.lastFastTime, settleTime: settleTime, c)
-        if reacquiring, t >= reacquireUntil, !moving, t >= motionUntil, t - meter.lastFastTime >= settleTime {
-            reacquiring = false
-        }
-        if !fused || reacquiring {
+        gyro.endReacquiring(s, heldUntil: motionUntil, lastFast: meter.lastFastTime, settleTime: settleTime)
+        if !fused || gyro.reacquiring {
             if moving {
                 motionUntil = t + c.motionHoldoff
                 candidate = nil
@@ -207,8 +110,8 @@ public struct OrientationEngine: Sendable {
         // Fused, the flat flag and the tilt class change only where the accelerometer agrees, as rotations do.
         // The flag follows the accelerometer without the fused estimate's agreement where the accelerometer
         // alone would change it now (a gyroscope reading too little lags behind).
-        let accelLength = lowPass.gravity.length
-        let accelSin = fused && accelLength > 0 ? abs(lowPass.gravity.z / accelLength) : absSin
+        let accelLength = accel.gravity.length
+        let accelSin = fused && accelLength > 0 ? abs(accel.gravity.z / accelLength) : absSin
         if state.flat {
             // Lifting the device is seen by the accelerometer while |a| stands for gravity.
             if accelSin < limits.sinFlatExit && (absSin < limits.sinFlatExit || !moving) { next.flat = false }
@@ -216,7 +119,7 @@ public struct OrientationEngine: Sendable {
             next.flat = true
         }
         next.tilt = tilt(sinElevation: sinElevation, flat: next.flat, current: state.tilt)
-        if fused, accelLength > 0, next.tilt != tilt(sinElevation: lowPass.gravity.z / accelLength, flat: next.flat, current: state.tilt) {
+        if fused, accelLength > 0, next.tilt != tilt(sinElevation: accel.gravity.z / accelLength, flat: next.flat, current: state.tilt) {
             next.tilt = state.tilt
         }
 
@@ -225,24 +128,15 @@ public struct OrientationEngine: Sendable {
         // that reads too little, or turns the estimate elsewhere), the estimate starts again from the
         // accelerometer, so no decision waits longer than the accelerometer's own would, and the gyroscope's
         // part in that turn is judged (`GyroscopeCheck.followed`).
-        if fused, !reacquiring, published, !next.flat, let current = state.rotation {
-            // The accelerometer's candidate is tracked as the accelerometer-only path tracks its own: from when
-            // it is first proposed, dropped while |a| says the device is shaken.
-            let seen = quadrant(lowPass.gravity, current: current)
-            if seen == current || moving {
-                accelCandidate = nil
-            } else if accelCandidate != seen {
-                accelCandidate = seen
-                accelCandidateSince = t
-            }
-            if let seen = accelCandidate, seen != quadrant(f, current: current), accelerometerReady(at: t),
-               t - accelCandidateSince >= c.dwellTime {
-                check.followed(time: t, accel: lowPass.gravity)
-                fusion.reset(to: lowPass.gravity, magnitude: c.gravity)
-                f = fusion.gravity
+        if fused, !gyro.reacquiring, published, !next.flat, let current = state.rotation {
+            accel.propose(quadrant(accel.gravity, current: current), current: current, moving: moving, at: t)
+            if let seen = accel.candidate, seen != quadrant(f, current: current), accelerometerReady(at: t),
+               t - accel.candidateSince >= c.dwellTime {
+                gyro.restart(from: accel.gravity, at: t, c)
+                f = gyro.gravity
                 candidate = seen
-                candidateSince = accelCandidateSince
-                accelCandidate = nil
+                candidateSince = accel.candidateSince
+                accel.dropCandidate()
             }
         }
 
@@ -273,9 +167,9 @@ public struct OrientationEngine: Sendable {
                    !fused || accelerometerAgrees(proposal),
                    !fused || accelerometerSettled(strict: true),
                    !fused || turnedOrTilted(f)
-                       || !check.confirmed && accelerometerReady(at: t) && quadrant(lowPass.gravity, current: state.rotation) == proposal
-                          && leansEnough(lowPass.gravity),
-                   !fused || check.followed(time: t, accel: lowPass.gravity) || accelerometerReady(at: t) {
+                       || !gyro.check.confirmed && accelerometerReady(at: t) && quadrant(accel.gravity, current: state.rotation) == proposal
+                          && leansEnough(accel.gravity),
+                   !fused || gyro.followed(at: t, accel: accel.gravity) || accelerometerReady(at: t) {
                     next.rotation = proposal
                     candidate = nil
                 }
@@ -284,10 +178,7 @@ public struct OrientationEngine: Sendable {
         // Before the first decision only a flat device has something to say.
         if !published && next.rotation == nil && !next.flat { return nil }
         guard next != state else { return nil }
-        if next.rotation != state.rotation {
-            turned = 0
-            accelAtChange = lowPass.gravity
-        }
+        if next.rotation != state.rotation { gyro.noteChange(accel: accel.gravity) }
         state = next
         published = true
         return next
@@ -296,16 +187,16 @@ public struct OrientationEngine: Sendable {
     /// Whether nothing is pending: the device has been settled for the settle time, is not in motion, and no
     /// new quadrant is waiting out its dwell. More samples of the same pose would change nothing.
     public var isQuiet: Bool {
-        guard gate.started, published, candidate == nil, !reacquiring else { return false }
+        guard gate.started, published, candidate == nil, !gyro.reacquiring else { return false }
         let c = configuration
         let lastTime = gate.lastTime
-        let fused = lastTime - lastGyroTime <= c.gyroTimeout
+        let fused = gyro.readRecently(at: lastTime, c)
         guard lastTime >= motionUntil, lastTime - gate.lastMotion >= c.motionHoldoff,
               lastTime - meter.lastFastTime >= (fused ? c.fusedSettleTime : c.settleTime) else { return false }
         // The fused estimate converges on the accelerometer over `fusionTime`; while the accelerometer alone
         // would propose another quadrant, more samples may still change the decision.
         if fused, !state.flat, let current = state.rotation {
-            return quadrant(lowPass.gravity, current: current) == current
+            return quadrant(accel.gravity, current: current) == current
         }
         return true
     }
@@ -317,32 +208,19 @@ public struct OrientationEngine: Sendable {
 
     /// Why the gyroscope is no longer used, once the engine has found it disagreeing with the accelerometer;
     /// nil while it is trusted (or there is none).
-    public var gyroscopeFinding: GyroscopeFinding? { check.finding }
+    public var gyroscopeFinding: GyroscopeFinding? { gyro.check.finding }
 
     /// The gyroscope bias learned so far, rad/s in the device frame; zero without a gyroscope.
-    var gyroBias: Vector3 { fusion.bias }
+    var gyroBias: Vector3 { gyro.bias }
 
     /// The gyroscope-fused gravity estimate, m/s² in the device frame; zero until a gyroscope reading arrives.
-    var fusedGravity: Vector3 { fusion.gravity }
+    var fusedGravity: Vector3 { gyro.gravity }
 
     /// Forgets every sample seen so far; the published state stays until the next decision.
     public mutating func reset() {
         gate.reset()
         candidate = nil
         motionUntil = -.infinity
-    }
-
-    private mutating func restart(with a: Vector3) {
-        lowPass.reset(to: a)
-        meter.reset()
-        accelMeter.reset()
-        accelMotionUntil = -.infinity
-        stillness.reset()
-        lastGyroTime = -.infinity
-        candidate = nil
-        motionUntil = -.infinity
-        reacquireUntil = -.infinity
-        reacquiring = false
     }
 
     /// Whether the accelerometer's direction turns slower than the settle rate (twice that, unless `strict`), or
@@ -352,7 +230,7 @@ public struct OrientationEngine: Sendable {
     /// turn over while the accelerometer still sees it under way. A sound gyroscope reads what the
     /// accelerometer sees.
     private func accelerometerSettled(strict: Bool) -> Bool {
-        let accel = abs(accelMeter.rate), limit = configuration.settleRate
+        let accel = abs(self.accel.meter.rate), limit = configuration.settleRate
         return accel < (strict ? limit : 2 * limit) || max(abs(meter.rate), previousGyroRate) >= 0.25 * accel
     }
 
@@ -375,9 +253,10 @@ public struct OrientationEngine: Sendable {
     private func turnedOrTilted(_ f: Vector3) -> Bool {
         let length = f.length
         if length > 0 && (f.x * f.x + f.y * f.y).squareRoot() >= Self.tiltedEnough * length { return true }
+        let turned = gyro.turned
         guard abs(turned) >= Self.turnNeeded else { return false }
-        guard let before = accelAtChange else { return true }
-        let seen = TurnRateMeter.turn(from: before, to: lowPass.gravity)
+        guard let before = gyro.accelAtChange else { return true }
+        let seen = TurnRateMeter.turn(from: before, to: accel.gravity)
         return seen * turned > 0 && abs(seen) >= max(Self.turnNeeded, 0.6 * abs(turned))
     }
 
@@ -390,6 +269,7 @@ public struct OrientationEngine: Sendable {
     /// `turnCarries` (60°) about the screen's axis, which offsets do not touch, says the device did leave its
     /// quadrant; a device merely held near the diagonal turned less than that.
     private func turnedInto(_ f: Vector3, from current: Rotation) -> Rotation? {
+        let turned = gyro.turned
         guard abs(turned) >= Self.turnCarries else { return nil }
         // The gyroscope's turn is counted positive clockwise, as rotations are.
         guard let next = Rotation(degrees: current.degrees + (turned > 0 ? 90 : -90)) else { return nil }
@@ -410,8 +290,7 @@ public struct OrientationEngine: Sendable {
     /// not to have followed (the gyroscope is dropped there and then) still stands when this holds, since the
     /// accelerometer alone would make it now.
     private func accelerometerReady(at t: Double) -> Bool {
-        t >= accelMotionUntil && abs(accelMeter.rate) < configuration.settleRate
-            && t - accelMeter.lastFastTime >= configuration.settleTime
+        accel.isReady(at: t, configuration)
     }
 
     /// Whether the accelerometer's own estimate points within 60° of `rotation`'s direction: a fused decision
@@ -426,7 +305,7 @@ public struct OrientationEngine: Sendable {
     /// nowhere. The gyroscope's turn must then not carry the rotation into a neighbouring quadrant that the
     /// reading lies within 60° of.
     private func accelerometerAgrees(_ rotation: Rotation) -> Bool {
-        let g = lowPass.gravity
+        let g = accel.gravity
         let inPlane = (g.x * g.x + g.y * g.y).squareRoot()
         guard inPlane > 0 else { return false }
         if inPlane < Self.tiltedEnough * g.length { return nearestQuadrant(g) == rotation }
