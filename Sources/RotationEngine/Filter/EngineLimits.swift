@@ -27,4 +27,25 @@ struct EngineLimits: Sendable {
         // After a gap, a reading within 10° of the last estimate finds the device where it was.
         cosReacquire = Angles.cosDegrees(10)
     }
+
+    /// The tilt class for the elevation's sine `s`; a class the device is already in (`current`) is kept until
+    /// the elevation is `tiltHysteresis` past the boundary.
+    func tilt(sinElevation s: Double, flat: Bool, current: Tilt?) -> Tilt {
+        if flat { return s >= 0 ? .faceUp : .faceDown }
+        switch current {
+        case .vertical?:
+            if s > sinVerticalOuter { return .tiltedUp }
+            if s < -sinVerticalOuter { return .tiltedDown }
+            return .vertical
+        case .tiltedUp?:
+            if s >= sinVerticalInner { return .tiltedUp }
+            return s < -sinVerticalOuter ? .tiltedDown : .vertical
+        case .tiltedDown?:
+            if s <= -sinVerticalInner { return .tiltedDown }
+            return s > sinVerticalOuter ? .tiltedUp : .vertical
+        default:
+            if abs(s) <= sinVertical { return .vertical }
+            return s > 0 ? .tiltedUp : .tiltedDown
+        }
+    }
 }
