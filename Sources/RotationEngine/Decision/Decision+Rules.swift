@@ -15,6 +15,9 @@ extension Decision {
     /// after it nothing changes, and a pending quadrant is dropped, so a change needs a fresh settle. The fused
     /// estimate needs no hold once it is established: it follows the gyroscope and fades the accelerometer out.
     /// Returns whether the decision goes on with this sample.
+    ///
+    /// Shown by the engine tests "a device shaken from the first sample…" and "motionTolerance decides which
+    /// shakes freeze the filter"; on offset parts it costs latency (`Docs/bench-rule-cost.txt`).
     mutating func motionHold(_ s: SampleGate.Admitted, accelerometerDecides: Bool) -> Bool {
         guard accelerometerDecides, switches.isOn(.motionHold) else { return true }
         if s.moving {
@@ -27,6 +30,8 @@ extension Decision {
     /// **flatNeedsAccelerometer.** Fused, the flat flag changes only where the accelerometer's own reading crosses
     /// the threshold too (`accelCrosses`), as rotations need its agreement: a gyroscope that has not yet been
     /// found wrong can delay a change but not make one the accelerometer does not see.
+    ///
+    /// Shown by the gyroscope ×1000 copies (`traces-gyro1000/table-10hz-1`).
     func flatNeedsAccelerometer(accelCrosses: Bool) -> Bool {
         !switches.isOn(.flatNeedsAccelerometer) || accelCrosses
     }
@@ -35,12 +40,17 @@ extension Decision {
     /// accelerometer-only path would change it now: lifting a flat device, while |a| stands for gravity; laying
     /// one down, once the accelerometer is settled. A gyroscope that reads too little leaves the fused estimate
     /// behind.
+    ///
+    /// It buys latency on offset parts; no count of a trace or a test changes without it.
     func flatFollowsAccelerometer(_ m: Moment, accelCrosses: Bool, entering: Bool) -> Bool {
         switches.isOn(.flatFollowsAccelerometer) && m.fused && accelCrosses && (entering ? m.accelReady : !m.moving)
     }
 
     /// **tiltNeedsAccelerometer.** Fused, the tilt class changes only where the accelerometer's own reading gives
     /// the same class (`accelTilt`); otherwise it stays `current`.
+    ///
+    /// A gyroscope bias larger than what is learned leaves the fused estimate tilted (engine test "a
+    /// gyroscope bias larger than biasRateLimit…").
     func tiltNeedsAccelerometer(_ m: Moment, tilt: Tilt, accelTilt: Tilt, current: Tilt?) -> Tilt? {
         switches.isOn(.tiltNeedsAccelerometer) && m.fused && accelTilt != tilt ? current : tilt
     }
@@ -48,6 +58,8 @@ extension Decision {
     /// **diagonalHysteresis.** The quadrant `f` proposes, keeping `current` until gravity's in-plane direction is
     /// `boundaryHysteresis` past the diagonal: held near 45°, the nearest quadrant changes with every bit of
     /// noise.
+    ///
+    /// Shown by `traces/diagonal-50hz-1` and `DiagonalTests`.
     func diagonalHysteresis(_ f: Vector3, current: Rotation?) -> Rotation {
         guard let current, switches.isOn(.diagonalHysteresis) else { return Rotation.nearest(f) }
         if current.along(f) >= limits.cosKeep * Self.inPlane(f) { return current }
@@ -61,6 +73,9 @@ extension Decision {
     /// estimate starts again from the accelerometer, so no decision waits longer than the accelerometer's own
     /// would. Returns that quadrant; the caller restarts the estimate, which judges the gyroscope's part in the
     /// turn. The accelerometer's candidate is tracked as the accelerometer-only path tracks its own.
+    ///
+    /// Shown by the gyroscope ×0.001 copies and the engine test "a gyroscope reading 1000 times too slow is
+    /// found at the first turn it does not follow…".
     func accelerometerTakesOver(_ m: Moment, current: Rotation, accel: inout AccelerometerEstimate) -> Rotation? {
         guard switches.isOn(.accelerometerTakesOver) else { return nil }
         accel.propose(diagonalHysteresis(m.accel, current: current), current: current, moving: m.moving, at: m.time)
@@ -74,6 +89,9 @@ extension Decision {
     /// proposes the neighbouring quadrant it turned into. An uncalibrated part (offsets up to a quarter of g,
     /// gains 8 % apart) can read a quarter turn as little as 55° from where it began; offsets do not touch the
     /// gyroscope, and a device merely held near the diagonal turned less than 60°.
+    ///
+    /// Shown by the offset copy `offset-2/rotations-10hz-1` and the engine test "a quarter turn that an
+    /// uncalibrated part reads as 55°…".
     func gyroscopeCarriesQuarterTurn(_ m: Moment, proposal: Rotation, turned: Double) -> Rotation? {
         guard switches.isOn(.gyroscopeCarriesQuarterTurn), m.fused, proposal == m.current, let current = m.current,
               abs(turned) >= Self.turnCarries else { return nil }
@@ -85,6 +103,8 @@ extension Decision {
     /// **dwell.** A change waits until its quadrant has been proposed for `dwellTime` without interruption, so
     /// that a single sample (or a couple at high rates) past the boundary never decides. The first decision
     /// needs no dwell: there is nothing it could wrongly replace.
+    ///
+    /// No count of a shared trace changes without it.
     func dwell(_ m: Moment) -> Bool {
         !published || m.time - candidateSince >= configuration.dwellTime
     }
@@ -94,6 +114,8 @@ extension Decision {
     /// quarter of a half turn is passed faster than that, and the far end of a glance is too brief. The first
     /// decision waits until the device is not in motion and has been settled for the settle time (fused, or
     /// the accelerometer-only path would decide), so one lucky sample of a shaken device cannot decide it.
+    ///
+    /// Shown by `traces/rotations-50hz-1` and the time rule's engine tests.
     func settled(_ m: Moment) -> Bool {
         let c = configuration
         let quiet = m.time - meter.lastFastTime >= settleTime(fused: m.fused)
@@ -105,6 +127,8 @@ extension Decision {
     /// rotation's direction, so that a gyroscope not yet found wrong can delay a decision but never make a wrong
     /// one. At the end of a turn the accelerometer is well inside that, so a sound gyroscope's early decisions
     /// stand.
+    ///
+    /// Shown by the gyroscope ×1000 copies (`traces-gyro1000/flick-50hz-1`).
     func accelerometerAgrees(_ proposal: Rotation, _ m: Moment) -> Bool {
         guard m.fused else { return true }
         let inPlane = Self.inPlane(m.accel)
@@ -116,6 +140,8 @@ extension Decision {
     /// it. There an uncalibrated part's offsets (up to a quarter of g) can make up most of the in-plane reading:
     /// a device lying on a table reads a direction that is the offsets' alone, and turning it on the table, which
     /// the gyroscope measures, moves that direction nowhere.
+    ///
+    /// No trace or engine test changes with it alone off.
     func nearFlatAccelerometerInQuadrant(_ proposal: Rotation, _ m: Moment) -> Bool {
         guard m.fused else { return true }
         return !(Self.inPlane(m.accel) < Self.tiltedEnough * m.accel.length) || Rotation.nearest(m.accel) == proposal
@@ -126,6 +152,8 @@ extension Decision {
     /// one, as the accelerometer's spans the step between them): a gyroscope that reads too little must not call
     /// a turn over while the accelerometer still sees it under way. A sound gyroscope reads what the
     /// accelerometer sees.
+    ///
+    /// Shown by the gyroscope ×0.001 copies (`traces-gyro0.001/flick-100hz-1`).
     func accelerometerSettled(_ m: Moment) -> Bool {
         guard m.fused else { return true }
         let accelRate = abs(m.accelRate)
@@ -140,6 +168,9 @@ extension Decision {
     /// an uncalibrated part's offsets can swing the in-plane direction across a diagonal while the device does not
     /// turn at all; the gyroscope, which offsets do not touch, says it did not. Lifting a device that lay flat
     /// turns nothing about its screen's axis, but the pose it is lifted to leans less than 55°.
+    ///
+    /// Shown by the offset copy `offset-2/hover-50hz-1` and the engine test "offsets that carry the in-plane
+    /// direction past a diagonal near flat change nothing…".
     func nearFlatTurnMeasured(_ proposal: Rotation, _ m: Moment, gyro: FusedEstimate) -> Bool {
         guard m.fused, published else { return true }
         let f = m.estimate
@@ -155,6 +186,9 @@ extension Decision {
     /// least 60 % as far: an uncalibrated part lying on a table reads a direction that is its offsets' alone,
     /// and turning it on the table, which the gyroscope measures, leaves that direction where it was (or moves
     /// it a little as the device is laid down).
+    ///
+    /// Shown by the engine test "an uncalibrated part lying face down on a table keeps its rotation…" (turned
+    /// 135°).
     func turnSeenByAccelerometer(_ m: Moment, gyro: FusedEstimate) -> Bool {
         guard switches.isOn(.turnSeenByAccelerometer), let before = gyro.accelAtChange else { return true }
         let seen = TurnRateMeter.turn(from: before, to: m.accel)
@@ -166,6 +200,8 @@ extension Decision {
     /// least `leanedEnough` of it (the screen at least 20° from flat). Below that, a quarter g of offsets can make
     /// up most of the in-plane reading: an uncalibrated part laid on a table reads a direction of its own,
     /// swinging as the device is lowered, while the device turns nothing; a lift from flat leans further.
+    ///
+    /// No trace or engine test changes with it alone off.
     func unconfirmedChangeLeans(_ m: Moment) -> Bool {
         !switches.isOn(.unconfirmedChangeLeans) || Self.inPlane(m.accel) >= Self.leanedEnough * m.accel.length
     }
@@ -173,6 +209,8 @@ extension Decision {
     /// **gyroscopeFollowed.** Fused, before a change the gyroscope is asked whether it followed the turn the
     /// accelerometer saw (`GyroscopeCheck.followed`); one it did not follow is a finding, and the gyroscope is
     /// dropped there and then. The change still stands where the accelerometer-only path would make it now.
+    ///
+    /// No trace or engine test changes with it alone off: `accelerometerTakesOver` asks too.
     func gyroscopeFollowed(_ m: Moment, gyro: inout FusedEstimate) -> Bool {
         guard m.fused, published else { return true }
         return gyro.followed(at: m.time, accel: m.accel) || m.accelReady
