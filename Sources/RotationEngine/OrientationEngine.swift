@@ -50,7 +50,7 @@ public struct OrientationEngine: Sendable {
                                 accelRate: accel.meter.rate, current: state.rotation)
         guard m.estimate.length > 0 else { return nil }
         var next = state
-        next.inputs = fused ? .accelGyro : .accel
+        next.inputs = decision.inputsHold(current: state.inputs, final: gyro.check.finding != nil, at: s.time)
         (next.flat, next.tilt) = decision.pose(m, state: state)
         next.rotation = decision.rotation(&m, flat: next.flat, accel: &accel, gyro: &gyro)
         return publish(next)
@@ -73,6 +73,7 @@ public struct OrientationEngine: Sendable {
     /// device has settled; returns whether the fused estimate is in force.
     private mutating func estimate(_ s: SampleGate.Admitted) -> Bool {
         let step = gyro.update(s, accel: accel.gravity, limits, configuration)
+        decision.noteInputs(step.fused ? .accelGyro : .accel, at: s.time)
         if step.fused { accel.shadow(s, configuration) }
         decision.measure(s, fused: step.fused, estimate: step.fused ? gyro.gravity : accel.gravity,
                          rate: step.fused ? gyro.inPlaneRate : 0, turnedUnobserved: step.turnedUnobserved)
@@ -97,7 +98,8 @@ public struct OrientationEngine: Sendable {
     /// Whether nothing is pending: the device has been settled for the settle time, is not in motion, and no
     /// new quadrant is waiting out its dwell. More samples of the same pose would change nothing.
     public var isQuiet: Bool {
-        guard gate.started, decision.published, decision.candidate == nil, !gyro.reacquiring else { return false }
+        guard gate.started, decision.published, decision.candidate == nil, !gyro.reacquiring,
+              decision.inputsSeen == state.inputs else { return false }
         let c = configuration
         let t = gate.lastTime
         let fused = gyro.readRecently(at: t, c)

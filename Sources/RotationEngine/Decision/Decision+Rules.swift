@@ -216,6 +216,26 @@ extension Decision {
         return gyro.followed(at: m.time, accel: m.accel) || m.accelReady
     }
 
+    /// **inputsHold.** The published `inputs` change only once the new value has held for `inputsHoldTime`
+    /// (100 ms) at every sample; until then a state carries the value published last. A sample decided from the
+    /// accelerometer alone between two gyroscope readings (a separate gyroscope whose reading covering it comes
+    /// 20 ms later, at the start of a turn at the still pace) would otherwise publish `accel` and then
+    /// `accel+gyro`, two states a client can do nothing with. Before anything is published, and once the
+    /// gyroscope has been found wrong (`final`: that change never reverts), the value in use goes out at once.
+    ///
+    /// 100 ms is the shortest hold that never publishes a value that reverts within 100 ms: a value is published
+    /// only after it held that long, and the change back only after it held as long again. Longer would only
+    /// delay a real change: a fall-back to the accelerometer, `gyroTimeout` (0.25 s) after the last reading, is
+    /// published 0.1 s after that. Shown by the engine test "a change of inputs is published only once it has
+    /// held for 100 ms…".
+    func inputsHold(current: EngineInputs, final: Bool, at t: Double) -> EngineInputs {
+        guard switches.isOn(.inputsHold), published, !final, inputsSeen != current else { return inputsSeen }
+        return t - inputsSince >= Self.inputsHoldTime ? inputsSeen : current
+    }
+
+    /// How long a change of the inputs in use must hold before it is published, s.
+    static let inputsHoldTime = 0.1
+
     /// The length of `g`'s part in the screen plane.
     static func inPlane(_ g: Vector3) -> Double {
         (g.x * g.x + g.y * g.y).squareRoot()

@@ -39,6 +39,9 @@ struct Decision: Sendable {
     private(set) var candidateSince: Double = 0
     /// Whether a state has been published.
     private(set) var published = false
+    /// The inputs the estimate in force used at the last sample, and since when without a break.
+    private(set) var inputsSeen: EngineInputs = .accel
+    private(set) var inputsSince: Double = -.infinity
 
     init(configuration: EngineConfiguration, limits: EngineLimits) {
         self.configuration = configuration
@@ -86,6 +89,13 @@ struct Decision: Sendable {
             meter.update(cosA: -f.y, sinA: f.x, time: s.time, dt: s.dt, timeConstant: c.rateSmoothingTime,
                          limit: c.settleRate)
         }
+    }
+
+    /// Records the inputs the estimate in force used for the sample at `t`.
+    mutating func noteInputs(_ inputs: EngineInputs, at t: Double) {
+        guard inputs != inputsSeen else { return }
+        inputsSeen = inputs
+        inputsSince = t
     }
 
     /// The flat flag and the tilt class for `m`, from `state`'s.

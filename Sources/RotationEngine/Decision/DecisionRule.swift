@@ -37,6 +37,8 @@ public enum DecisionRule: Int, CaseIterable, Sendable {
     case unconfirmedChangeLeans
     /// Fused, a change whose turn the gyroscope did not follow stands only where the accelerometer would make it.
     case gyroscopeFollowed
+    /// A change of the inputs in use is published only once it has held for 100 ms.
+    case inputsHold
 
     /// The rule's name, as the code, `Docs/algorithm.md` and the rule-cost report give it.
     public var name: String { String(describing: self) }
