@@ -44,7 +44,7 @@ public struct OrientationEngine: Sendable {
         guard let s = gate.admit(sample, configuration) else { return nil }
         begin(s)
         let fused = estimate(s)
-        guard decision.motionHold(s, accelerometerDecides: !fused || gyro.reacquiring) else { return nil }
+        guard decision.motionHold(s, accelerometerDecides: !fused, reacquiring: gyro.reacquiring) else { return nil }
         var m = Decision.Moment(time: s.time, moving: s.moving, fused: fused, estimate: fused ? gyro.gravity : accel.gravity,
                                 accel: accel.gravity, accelReady: accel.isReady(at: s.time, configuration),
                                 accelRate: accel.meter.rate, current: state.rotation)

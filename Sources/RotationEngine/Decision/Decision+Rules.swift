@@ -10,21 +10,25 @@ extension Decision {
     /// Gravity's in-plane part, as a fraction of it, of a screen 20° from flat.
     static let leanedEnough = 0.34
 
-    /// **motionHold.** While the accelerometer decides (no gyroscope, or the fused estimate reacquiring after a
-    /// gap), a reading whose |a| is off the pose magnitude is not gravity: a shake, a bump. For `motionHoldoff`
-    /// after it nothing changes, and a pending quadrant is dropped, so a change needs a fresh settle. The fused
-    /// estimate needs no hold once it is established: it follows the gyroscope and fades the accelerometer out.
-    /// Returns whether the decision goes on with this sample.
+    /// **motionHold.** While the accelerometer decides (no gyroscope, or one found wrong), a reading whose |a| is
+    /// off the pose magnitude is not gravity: a shake, a bump. For `motionHoldoff` after it nothing changes, and a
+    /// pending quadrant is dropped, so a change needs a fresh settle. While the fused estimate reacquires after a
+    /// gap in the readings, such a reading drops the pending quadrant and keeps the estimate on the accelerometer
+    /// for `motionHoldoff` (`FusedEstimate.endReacquiring`), but the decision goes on under the gyroscope's turn
+    /// rate and the accelerometer's veto: on an uncalibrated part |a| differs from one pose to the next, so the
+    /// reading that finds a turn made between two slow reads is often "off", and holding for it cost every such
+    /// turn a quarter of a second. The fused estimate needs no hold once it is established: it follows the
+    /// gyroscope and fades the accelerometer out. Returns whether the decision goes on with this sample.
     ///
     /// Shown by the engine tests "a device shaken from the first sample…" and "motionTolerance decides which
     /// shakes freeze the filter"; on offset parts it costs latency (`Docs/bench-rule-cost.txt`).
-    mutating func motionHold(_ s: SampleGate.Admitted, accelerometerDecides: Bool) -> Bool {
-        guard accelerometerDecides, switches.isOn(.motionHold) else { return true }
+    mutating func motionHold(_ s: SampleGate.Admitted, accelerometerDecides: Bool, reacquiring: Bool) -> Bool {
+        guard accelerometerDecides || reacquiring, switches.isOn(.motionHold) else { return true }
         if s.moving {
             holdUntil = s.time + configuration.motionHoldoff
             candidate = nil
         }
-        return s.time >= holdUntil
+        return !accelerometerDecides || s.time >= holdUntil
     }
 
     /// **flatNeedsAccelerometer.** Fused, the flat flag changes only where the accelerometer's own reading crosses

@@ -126,9 +126,9 @@ struct FusedEstimate: Sendable {
     /// A reading after readings stopped for a while (or a slow pace while still): one rate cannot be integrated
     /// across the gap, and the device may have turned, or started shaking, unobserved. A reading that finds the
     /// device where it was starts the estimate again and goes on; one that finds it moved, or moving,
-    /// reacquires: until the device has settled again (at least `reacquireTime`, outside the motion hold), the
-    /// estimate is the accelerometer's own, guarded by the accelerometer-only motion hold, while the gyroscope
-    /// still says whether the device turns. Returns the turn across the gap, and whether it was faster than the
+    /// reacquires: until the device has settled again (at least `reacquireTime`, and `motionHoldoff` after the
+    /// last reading off the pose magnitude), the estimate is the accelerometer's own, while the gyroscope still
+    /// says whether the device turns. Returns the turn across the gap, and whether it was faster than the
     /// settle rate on average, so counts as turning now.
     private mutating func resume(_ sample: SampleGate.Admitted, accel: Vector3, _ limits: EngineLimits,
                                  _ c: EngineConfiguration) -> (Double?, Bool) {
