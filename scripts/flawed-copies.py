@@ -7,6 +7,9 @@ KIND is one of:
     offset      an uncalibrated accelerometer: per trace, a fixed offset of up to a quarter g and a gain
                 error of up to 8 % on each axis (uniformly drawn from NAME, KIND and SEED)
     gyroF       the gyroscope columns multiplied by F (gyro1000, gyro0.001); traces without them are skipped
+    gyrogap     the gyroscope columns left empty for 0.27 s every 3 s (a reading missing just longer than the
+                engine's gyroTimeout, as a separate gyroscope's batch that comes late); traces without them are
+                skipped
 
 The labels are copied unchanged: the motion is the same, only the part reads it differently.
 """
@@ -25,29 +28,35 @@ def main():
     source, out, kind = sys.argv[1:4]
     seed = int(sys.argv[4]) if len(sys.argv) == 5 else 1
     if kind != "offset" and not kind.startswith("gyro"):
-        sys.exit("flawed-copies: unknown KIND %r; use offset or gyroF (such as gyro1000)" % kind)
-    factor = float(kind[4:]) if kind.startswith("gyro") else None
+        sys.exit("flawed-copies: unknown KIND %r; use offset, gyrogap or gyroF (such as gyro1000)" % kind)
+    gap = kind == "gyrogap"
+    factor = float(kind[4:]) if kind.startswith("gyro") and not gap else None
     os.makedirs(out, exist_ok=True)
     written = 0
     for path in sorted(glob.glob(os.path.join(source, "*.csv"))):
         name = os.path.basename(path)[:-4]
         lines = open(path).read().splitlines()
         header = lines[0]
-        if factor is not None and len(header.split(",")) < 7:
+        if (factor is not None or gap) and len(header.split(",")) < 7:
             continue
         draw = random.Random("%s-%s-%d" % (name, kind, seed))
         offset = [draw.uniform(-0.25, 0.25) * GRAVITY for _ in range(3)]
         gain = [1 + draw.uniform(-0.08, 0.08) for _ in range(3)]
         rows = [header]
         for line in lines[1:]:
-            v = [float(x) for x in line.split(",")]
-            if factor is None:
+            # An empty gyroscope field (a sample without a reading) stays empty.
+            v = [float(x) if x else None for x in line.split(",")]
+            if gap:
+                if 1.0 < v[0] % 3.0 < 1.27:
+                    v[4:] = [None] * len(v[4:])
+            elif factor is None:
                 for i in range(3):
                     v[1 + i] = v[1 + i] * gain[i] + offset[i]
             else:
                 for i in range(4, 7):
-                    v[i] *= factor
-            rows.append(",".join(("%.5f" if i else "%.4f") % x for i, x in enumerate(v)))
+                    if v[i] is not None:
+                        v[i] *= factor
+            rows.append(",".join("" if x is None else ("%.5f" if i else "%.4f") % x for i, x in enumerate(v)))
         with open(os.path.join(out, name + ".csv"), "w") as f:
             f.write("\n".join(rows) + "\n")
         shutil.copy(os.path.join(source, name + ".labels.json"), os.path.join(out, name + ".labels.json"))

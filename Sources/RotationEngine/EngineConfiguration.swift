@@ -67,6 +67,11 @@ public struct EngineConfiguration: Sendable, Hashable {
     /// accelerometer-only motion hold guarding the decisions.
     public var reacquireTime: Double = 0.25
 
+    /// Decision rules switched off (`DecisionRule`), to measure what each one costs: a measuring aid for
+    /// `scripts/rule-cost.sh`, never a setting. Not among `parameters`, so `--set` cannot reach it; empty by
+    /// default.
+    public var disabledRules: Set<DecisionRule> = []
+
     /// The filter's defaults.
     public static let `default` = EngineConfiguration()
 

@@ -1,78 +1,39 @@
 /// Turns calibrated samples into a device rotation, a tilt class and a flat flag.
 ///
 /// The engine is a value with no I/O and no clock of its own: replay, live input and tests drive the same
-/// code by calling `process(_:)` with samples in time order. `Docs/algorithm.md` describes the rules.
+/// code by calling `process(_:)` with samples in time order. `Docs/algorithm.md` describes the stages and the
+/// rules, `Docs/fusion.md` the gyroscope's part.
 ///
-/// Each sample goes through these stages:
-/// 1. Bad samples (a NaN, infinite or zero acceleration, a time that is not finite or runs backwards) are
-///    dropped. A gap longer than `maxGap` restarts the filter.
-/// 2. Gravity is estimated by a low-pass filter, and the angular speed of its direction is measured.
-/// 3. While |a| is far from the pose magnitude, what the part reads at rest in this pose (shaking, a bump),
-///    everything is frozen for `motionHoldoff`. No test compares a reading with 9.81 m/s², so a part with a
-///    missing or wrong scale gives the same decisions as a correct one; what 1 g reads is learned on the side.
-/// 4. The elevation of gravity out of the screen plane gives the flat flag (with hysteresis) and the tilt class.
-/// 5. While not flat, the in-plane direction of gravity proposes a quadrant, with hysteresis around the
-///    diagonals. A new quadrant is published once it has been proposed for `dwellTime` and the device has
-///    been settled (turning slower than `settleRate`) for `settleTime`.
-///
-/// When samples carry angular velocity, stage 2 uses a gyroscope-driven estimate corrected towards the
-/// accelerometer and the gyroscope's turn rate, and stage 3 is replaced by fading the accelerometer out of
-/// that estimate (`Docs/fusion.md`). A sample without a reading moves the fused estimate by the accelerometer
-/// correction only; without readings for `gyroTimeout` the engine falls back to stage 2 as written, whose
-/// estimate is kept current all along. A reading after such a gap (or after a slow pace while still) restarts
-/// the fused estimate from the accelerometer, reacquiring it with the motion hold when the device has moved.
+/// Each sample goes through these stages, each a type of its own:
+/// 1. `SampleGate`: bad samples (a NaN, infinite or zero acceleration, a time that is not finite or runs
+///    backwards) are dropped; a gap longer than `maxGap` restarts every stage; a reading whose |a| is far from
+///    the pose magnitude, what the part reads at rest in this pose, is motion (shaking, a bump). No test
+///    compares a reading with 9.81 m/s², so a part with a missing or wrong scale gives the same decisions as a
+///    correct one; what 1 g reads is learned on the side.
+/// 2. Two estimates of gravity, each with its own state: `AccelerometerEstimate`, a low-pass filter, and,
+///    when samples carry angular velocity, `FusedEstimate`, driven by the gyroscope and corrected towards the
+///    accelerometer, in force while readings keep arriving and the gyroscope is not found wrong.
+/// 3. `Decision`: the turn rate of the estimate in force says whether the device has settled; the elevation
+///    of gravity out of the screen plane gives the flat flag and the tilt class; its in-plane direction
+///    proposes a quadrant, published once it passes the named rules of `DecisionRule`, in order.
 public struct OrientationEngine: Sendable {
     /// The thresholds in force.
     public let configuration: EngineConfiguration
     /// The state last published.
     public private(set) var state: DeviceState = .initial
 
-    private let limits: Limits
-    private var lowPass = AccelerometerGravity()
-    private var reference: GravityReference
-    private var meter = TurnRateMeter()
-    private var stillness = DirectionRateMeter()
-    private var lastTime: Double = -.infinity
-    private var started = false
-    private var published = false
-    private var motionUntil: Double = -.infinity
-    private var lastMotion: Double = -.infinity
-    private var fusion = GyroGravityEstimator()
-    private var check = GyroscopeCheck()
-    private var lastGyro = Vector3.zero
-    private var lastGyroTime: Double = -.infinity
-    private var candidate: Rotation?
-    private var reacquireUntil: Double = -.infinity
-    private var reacquiring = false
-    private var candidateSince: Double = 0
-    /// The accelerometer's own turn rate and motion hold, kept while fused too: the accelerometer-only path's
-    /// view of whether a turn is over.
-    private var accelMeter = TurnRateMeter()
-    private var accelMotionUntil: Double = -.infinity
-    /// Whether the accelerometer-only path has taken over from a gyroscope found wrong.
-    private var handedOver = false
-    private var previousGyroRate = 0.0
-    /// The turn about the screen's axis the gyroscope measured since the last change of rotation, degrees,
-    /// forgotten with a time constant of `turnMemory` so that a bias cannot add up to a turn.
-    private var turned = 0.0
-    /// The rate about the screen's axis at the previous sample, rad/s, for integrating `turned`.
-    private var turnRateBefore = 0.0
-    /// The accelerometer's own estimate when the rotation last changed.
-    private var accelAtChange: Vector3?
-    static let turnMemory = 5.0
-    static let turnNeeded = 30.0
-    static let turnCarries = 60.0
-    static let tiltedEnough = 0.57
-    static let leanedEnough = 0.34
-    private var lastSampleHadGyro = false
-    private var accelCandidate: Rotation?
-    private var accelCandidateSince: Double = 0
+    private let limits: EngineLimits
+    private var gate: SampleGate
+    private var accel = AccelerometerEstimate()
+    private var gyro = FusedEstimate()
+    private var decision: Decision
 
     /// Creates an engine with the given thresholds.
     public init(configuration: EngineConfiguration = .default) {
         self.configuration = configuration
-        self.limits = Limits(configuration)
-        self.reference = GravityReference(gravity: configuration.gravity)
+        limits = EngineLimits(configuration)
+        gate = SampleGate(gravity: configuration.gravity)
+        decision = Decision(configuration: configuration, limits: limits)
     }
 
     /// Feeds one sample; returns the new state when the published state changed, else nil.
@@ -80,457 +41,96 @@ public struct OrientationEngine: Sendable {
     /// A sample with a NaN, infinite or zero acceleration, or a time that is not finite or runs backwards,
     /// is ignored and changes nothing.
     public mutating func process(_ sample: Sample) -> DeviceState? {
-        let a = sample.acceleration
-        let t = sample.time
-        guard a.isUsable, t.isFinite else { return nil }
-        let c = configuration
-        let dt = t - lastTime
-        if started && dt < 0 { return nil }
-        let magnitude = a.length
-        let moving: Bool
-        let restarted = !started || dt > c.maxGap
-        if restarted {
-            restart(with: a)
-            reference.restart(magnitude: magnitude)
-            moving = false
-        } else {
-            lowPass.update(a, dt: dt, timeConstant: c.smoothingTime)
-            // Judged against the pose magnitude before this reading joins it.
-            moving = reference.isMotion(magnitude, tolerance: c.motionTolerance)
-            reference.track(magnitude: magnitude, dt: dt, timeConstant: c.levelSmoothingTime, tolerance: c.motionTolerance)
-        }
-        lastTime = t
-
-        // With a gyroscope, gravity is tracked by the fused estimate while readings keep arriving. A sample
-        // without one shortly after the last reading keeps the fused path, so an occasional missing reading
-        // does not switch inputs, but it does not turn the estimate by a rate nobody measured: only the
-        // accelerometer correction moves it. Otherwise the accelerometer's own estimate is used, without a
-        // break.
-        var fused = false
-        // The turn about the screen's axis across a gap in the gyroscope's readings, as the accelerometer saw it.
-        var gapTurn: Double?
-        // A gyroscope found to disagree with the accelerometer is not used again (`GyroscopeCheck`). From the
-        // sample after the finding, the accelerometer-only path goes on from the state it would have had all
-        // along (its turn meter and motion hold, kept while fused): the estimate it takes over moved to where
-        // the accelerometer is, a move that must not count as a turn still to settle.
-        let trusted = check.finding == nil
-        if !trusted && !handedOver {
-            meter = accelMeter
-            motionUntil = max(motionUntil, accelMotionUntil)
-            handedOver = true
-        }
-        defer { lastSampleHadGyro = sample.angularVelocity != nil }
-        if trusted, let w = sample.angularVelocity, w.x.isFinite, w.y.isFinite, w.z.isFinite {
-            // Only bias learning uses it, so it is tracked on gyroscope samples alone. Across a missing
-            // reading it over-states the rate for one sample, which only pauses learning.
-            stillness.update(lowPass.gravity, dt: dt, timeConstant: c.rateSmoothingTime)
-            if !fusion.seeded {
-                fusion.reset(to: lowPass.gravity, magnitude: c.gravity)
-            } else if t - lastGyroTime > c.gyroTimeout || reacquiring {
-                // After readings stopped for a while (or a slow pace while still), one rate cannot be integrated
-                // across the gap, and the device may have turned, or started shaking, unobserved. Until the
-                // device has settled again (at least `reacquireTime`, outside the motion hold), the estimate is
-                // the accelerometer's own, guarded by the accelerometer-only motion hold, while the gyroscope
-                // still says whether the device turns.
-                if t - lastGyroTime > c.gyroTimeout {
-                    let before = fusion.gravity, after = lowPass.gravity
-                    gapTurn = TurnRateMeter.turn(from: before, to: after)
-                    // A reading that finds the device where it was (a slow pace while still) starts the estimate
-                    // again and goes on; one that finds it moved, or moving, reacquires.
-                    let cosMoved = before.dot(after) / (before.length * after.length)
-                    if moving || !(cosMoved >= limits.cosReacquire) {
-                        reacquiring = true
-                        reacquireUntil = t + c.reacquireTime
-                        // Turned across the gap faster than the settle rate, on average: it counts as turning now.
-                        let turned = TurnRateMeter.turn(from: before, to: after)
-                        if abs(turned) >= c.fusedSettleRate * (t - lastGyroTime) { meter.noteUnobserved(until: t) }
-                    }
-                }
-                fusion.reset(to: lowPass.gravity, magnitude: c.gravity)
-            } else {
-                // The bias is learned while the accelerometer sees the device still, whatever the gyroscope
-                // reads: a large bias must not keep itself from being learned.
-                let still = stillness.rate < limits.biasRateLimit
-                fusion.update(acceleration: a, angularVelocity: w, dt: dt, magnitude: c.gravity,
-                              weight: reference.trust(magnitude, tolerance: c.motionTolerance), proportionalGain: limits.proportionalGain,
-                              integralGain: still ? limits.integralGain : 0)
-            }
-            // The check integrates the readings themselves, so it starts again after any sample without one.
-            if restarted || !lastSampleHadGyro || t - lastGyroTime > c.gyroTimeout { check.restart() }
-            check.update(time: t, dt: t - lastGyroTime, accel: lowPass.gravity, steady: !moving, rate: w)
-            lastGyro = w
-            lastGyroTime = t
-            fused = check.finding == nil
-        } else if trusted && fusion.seeded && t - lastGyroTime <= c.gyroTimeout {
-            fusion.update(acceleration: a, angularVelocity: fusion.bias, dt: dt, magnitude: c.gravity,
-                          weight: reference.trust(magnitude, tolerance: c.motionTolerance), proportionalGain: limits.proportionalGain, integralGain: 0)
-            fused = true
-        }
-
-        if !fused { reacquiring = false }
-        if fused {
-            let g = lowPass.gravity
-            accelMeter.update(cosA: -g.y, sinA: g.x, time: t, dt: dt, timeConstant: c.rateSmoothingTime, limit: c.settleRate)
-            if moving { accelMotionUntil = t + c.motionHoldoff }
-        }
-        var f = fused ? fusion.gravity : lowPass.gravity
-        let settleRate = fused ? c.fusedSettleRate : c.settleRate
-        let settleTime = fused ? c.fusedSettleTime : c.settleTime
-        previousGyroRate = abs(meter.rate)
-        if fused {
-            // While readings are missing, the last measured rate stands for the unknown one, so a turn in
-            // progress still counts as turning.
-            let rate = fusion.inPlaneRate(fusion.corrected(lastGyro)) ?? 0
-            meter.update(measuredRate: rate, cosA: -f.y, sinA: f.x, time: t, dt: dt,
-                         timeConstant: c.gyroRateSmoothingTime, limit: settleRate)
-            // The turn about the screen's own axis: unlike the in-plane angle's rate, it does not grow as the
-            // device nears flat, where a small tilt swings the in-plane angle a long way.
-            // Integrated by the trapezoid. Across a gap in the readings (the still pace reads far apart) the
-            // rate a turn has when it is first seen says nothing of when it began: the accelerometer's change
-            // of direction across the gap counts instead.
-            let z = fusion.corrected(lastGyro).z
-            if dt > 0, dt.isFinite {
-                let step = gapTurn ?? -(z + turnRateBefore) / 2 / Angles.radiansPerDegree * dt
-                turned = (turned + step) * max(0, 1 - dt / Self.turnMemory)
-            }
-            turnRateBefore = z
-        } else {
-            meter.update(cosA: -f.y, sinA: f.x, time: t, dt: dt, timeConstant: c.rateSmoothingTime, limit: settleRate)
-            turnRateBefore = 0
-        }
-        // What 1 g reads is learned from readings that are neither shaken nor turning, nor just after either.
-        if moving { lastMotion = t }
-        if !restarted, t - lastMotion >= c.motionHoldoff, t - meter.lastFastTime >= settleTime {
-            reference.learn(magnitude: magnitude, dt: dt, learningTime: c.gravityLearningTime)
-        }
-        if reacquiring, t >= reacquireUntil, !moving, t >= motionUntil, t - meter.lastFastTime >= settleTime {
-            reacquiring = false
-        }
-        if !fused || reacquiring {
-            if moving {
-                motionUntil = t + c.motionHoldoff
-                candidate = nil
-            }
-            // While moving, the reading is not gravity: hold everything. The fused estimate needs no hold once
-            // it is established: it follows the gyroscope and fades the accelerometer out instead.
-            guard t >= motionUntil else { return nil }
-        }
-
-        let length = f.length
-        guard length > 0 else { return nil }
+        guard let s = gate.admit(sample, configuration) else { return nil }
+        begin(s)
+        let fused = estimate(s)
+        guard decision.motionHold(s, accelerometerDecides: !fused, reacquiring: gyro.reacquiring) else { return nil }
+        var m = Decision.Moment(time: s.time, moving: s.moving, fused: fused, estimate: fused ? gyro.gravity : accel.gravity,
+                                accel: accel.gravity, accelReady: accel.isReady(at: s.time, configuration),
+                                accelRate: accel.meter.rate, current: state.rotation)
+        guard m.estimate.length > 0 else { return nil }
         var next = state
-        next.inputs = fused ? .accelGyro : .accel
-        // Sine of the elevation of gravity out of the screen plane: +1 face up, −1 face down.
-        let sinElevation = f.z / length
-        let absSin = abs(sinElevation)
-        // Fused, the flat flag and the tilt class change only where the accelerometer agrees, as rotations do.
-        // The flag follows the accelerometer without the fused estimate's agreement where the accelerometer
-        // alone would change it now (a gyroscope reading too little lags behind).
-        let accelLength = lowPass.gravity.length
-        let accelSin = fused && accelLength > 0 ? abs(lowPass.gravity.z / accelLength) : absSin
-        if state.flat {
-            // Lifting the device is seen by the accelerometer while |a| stands for gravity.
-            if accelSin < limits.sinFlatExit && (absSin < limits.sinFlatExit || !moving) { next.flat = false }
-        } else if accelSin > limits.sinFlatEnter && (absSin > limits.sinFlatEnter || !fused || accelerometerReady(at: t)) {
-            next.flat = true
-        }
-        next.tilt = tilt(sinElevation: sinElevation, flat: next.flat, current: state.tilt)
-        if fused, accelLength > 0, next.tilt != tilt(sinElevation: lowPass.gravity.z / accelLength, flat: next.flat, current: state.tilt) {
-            next.tilt = state.tilt
-        }
+        next.inputs = decision.inputsHold(current: state.inputs, final: gyro.check.finding != nil, at: s.time)
+        (next.flat, next.tilt) = decision.pose(m, state: state)
+        next.rotation = decision.rotation(&m, flat: next.flat, accel: &accel, gyro: &gyro)
+        return publish(next)
+    }
 
-        // A sound gyroscope carries the fused estimate into a new quadrant before the accelerometer settles
-        // there. When the accelerometer has settled in another quadrant than the fused estimate (a gyroscope
-        // that reads too little, or turns the estimate elsewhere), the estimate starts again from the
-        // accelerometer, so no decision waits longer than the accelerometer's own would, and the gyroscope's
-        // part in that turn is judged (`GyroscopeCheck.followed`).
-        if fused, !reacquiring, published, !next.flat, let current = state.rotation {
-            // The accelerometer's candidate is tracked as the accelerometer-only path tracks its own: from when
-            // it is first proposed, dropped while |a| says the device is shaken.
-            let seen = quadrant(lowPass.gravity, current: current)
-            if seen == current || moving {
-                accelCandidate = nil
-            } else if accelCandidate != seen {
-                accelCandidate = seen
-                accelCandidateSince = t
-            }
-            if let seen = accelCandidate, seen != quadrant(f, current: current), accelerometerReady(at: t),
-               t - accelCandidateSince >= c.dwellTime {
-                check.followed(time: t, accel: lowPass.gravity)
-                fusion.reset(to: lowPass.gravity, magnitude: c.gravity)
-                f = fusion.gravity
-                candidate = seen
-                candidateSince = accelCandidateSince
-                accelCandidate = nil
-            }
-        }
-
-        if next.flat {
-            candidate = nil
-        } else if !published {
-            // The first decision needs no dwell, since there is nothing yet it could wrongly replace; it only
-            // waits until the device has been settled for `settleTime`, so one lucky sample of a shaken device
-            // cannot decide it.
-            if !moving, t - meter.lastFastTime >= settleTime || fused && accelerometerReady(at: t),
-               !fused || accelerometerAgrees(nearestQuadrant(f)), !fused || accelerometerSettled(strict: true) {
-                next.rotation = nearestQuadrant(f)
-            }
-            candidate = nil
+    /// Starts every stage afresh at a restart, or blends the reading into the accelerometer's estimate; hands
+    /// the decision over to the accelerometer-only path once the gyroscope has been found wrong.
+    private mutating func begin(_ s: SampleGate.Admitted) {
+        if s.restarted {
+            accel.restart(from: s.acceleration)
+            gyro.restart()
+            decision.restart()
         } else {
-            var proposal = quadrant(f, current: state.rotation)
-            if fused, proposal == state.rotation, let current = state.rotation, let into = turnedInto(f, from: current) {
-                proposal = into
-            }
-            if proposal == state.rotation {
-                candidate = nil
-            } else {
-                if proposal != candidate {
-                    candidate = proposal
-                    candidateSince = t
-                }
-                if t - candidateSince >= c.dwellTime, abs(meter.rate) < settleRate, t - meter.lastFastTime >= settleTime,
-                   !fused || accelerometerAgrees(proposal),
-                   !fused || accelerometerSettled(strict: true),
-                   !fused || turnedOrTilted(f)
-                       || !check.confirmed && accelerometerReady(at: t) && quadrant(lowPass.gravity, current: state.rotation) == proposal
-                          && leansEnough(lowPass.gravity),
-                   !fused || check.followed(time: t, accel: lowPass.gravity) || accelerometerReady(at: t) {
-                    next.rotation = proposal
-                    candidate = nil
-                }
-            }
+            accel.follow(s, configuration)
         }
-        // Before the first decision only a flat device has something to say.
-        if !published && next.rotation == nil && !next.flat { return nil }
+        if gyro.handsOver() { decision.takeOver(from: accel) }
+    }
+
+    /// Updates the fused estimate and the turn meters, learns what 1 g reads, and ends reacquiring once the
+    /// device has settled; returns whether the fused estimate is in force.
+    private mutating func estimate(_ s: SampleGate.Admitted) -> Bool {
+        let step = gyro.update(s, accel: accel.gravity, limits, configuration)
+        decision.noteInputs(step.fused ? .accelGyro : .accel, at: s.time)
+        if step.fused { accel.shadow(s, configuration) }
+        decision.measure(s, fused: step.fused, estimate: step.fused ? gyro.gravity : accel.gravity,
+                         rate: step.fused ? gyro.inPlaneRate : 0, turnedUnobserved: step.turnedUnobserved)
+        let settleTime = decision.settleTime(fused: step.fused)
+        let lastFast = decision.meter.lastFastTime
+        gate.learn(from: s, lastFast: lastFast, settleTime: settleTime, configuration)
+        gyro.endReacquiring(s, heldUntil: decision.holdUntil, lastFast: lastFast, settleTime: settleTime)
+        return step.fused
+    }
+
+    /// Publishes `next` when it differs from the state published, returning it; before the first decision only
+    /// a flat device has something to say.
+    private mutating func publish(_ next: DeviceState) -> DeviceState? {
+        if !decision.published && next.rotation == nil && !next.flat { return nil }
         guard next != state else { return nil }
-        if next.rotation != state.rotation {
-            turned = 0
-            accelAtChange = lowPass.gravity
-        }
+        if next.rotation != state.rotation { gyro.noteChange(accel: accel.gravity) }
         state = next
-        published = true
+        decision.notePublished()
         return next
     }
 
     /// Whether nothing is pending: the device has been settled for the settle time, is not in motion, and no
     /// new quadrant is waiting out its dwell. More samples of the same pose would change nothing.
     public var isQuiet: Bool {
-        guard started, published, candidate == nil, !reacquiring else { return false }
+        guard gate.started, decision.published, decision.candidate == nil, !gyro.reacquiring,
+              decision.inputsSeen == state.inputs else { return false }
         let c = configuration
-        let fused = lastTime - lastGyroTime <= c.gyroTimeout
-        guard lastTime >= motionUntil, lastTime - lastMotion >= c.motionHoldoff,
-              lastTime - meter.lastFastTime >= (fused ? c.fusedSettleTime : c.settleTime) else { return false }
+        let t = gate.lastTime
+        let fused = gyro.readRecently(at: t, c)
+        guard t >= decision.holdUntil, t - gate.lastMotion >= c.motionHoldoff,
+              t - decision.meter.lastFastTime >= decision.settleTime(fused: fused) else { return false }
         // The fused estimate converges on the accelerometer over `fusionTime`; while the accelerometer alone
         // would propose another quadrant, more samples may still change the decision.
         if fused, !state.flat, let current = state.rotation {
-            return quadrant(lowPass.gravity, current: current) == current
+            return decision.diagonalHysteresis(accel.gravity, current: current) == current
         }
         return true
     }
 
     /// What 1 g reads on the part, as learned from the samples so far.
     public var learnedGravity: LearnedGravity {
-        LearnedGravity(value: reference.oneG, stillTime: reference.stillTime)
+        LearnedGravity(value: gate.reference.oneG, stillTime: gate.reference.stillTime)
     }
 
     /// Why the gyroscope is no longer used, once the engine has found it disagreeing with the accelerometer;
     /// nil while it is trusted (or there is none).
-    public var gyroscopeFinding: GyroscopeFinding? { check.finding }
+    public var gyroscopeFinding: GyroscopeFinding? { gyro.check.finding }
 
     /// The gyroscope bias learned so far, rad/s in the device frame; zero without a gyroscope.
-    var gyroBias: Vector3 { fusion.bias }
+    var gyroBias: Vector3 { gyro.bias }
 
     /// The gyroscope-fused gravity estimate, m/s² in the device frame; zero until a gyroscope reading arrives.
-    var fusedGravity: Vector3 { fusion.gravity }
+    var fusedGravity: Vector3 { gyro.gravity }
 
     /// Forgets every sample seen so far; the published state stays until the next decision.
     public mutating func reset() {
-        started = false
-        candidate = nil
-        motionUntil = -.infinity
-        lastMotion = -.infinity
-    }
-
-    private mutating func restart(with a: Vector3) {
-        started = true
-        lowPass.reset(to: a)
-        meter.reset()
-        accelMeter.reset()
-        accelMotionUntil = -.infinity
-        stillness.reset()
-        lastGyroTime = -.infinity
-        candidate = nil
-        motionUntil = -.infinity
-        lastMotion = -.infinity
-        reacquireUntil = -.infinity
-        reacquiring = false
-    }
-
-    /// Whether the accelerometer's direction turns slower than the settle rate (twice that, unless `strict`), or
-    /// the gyroscope reads at least a quarter of what it sees (the accelerometer's rate spans the step from the
-    /// previous sample, so the gyroscope's at either end counts). A fused decision needs it, strictly while
-    /// reacquiring, when the estimate is the accelerometer's own: a gyroscope reading too little must not call a
-    /// turn over while the accelerometer still sees it under way. A sound gyroscope reads what the
-    /// accelerometer sees.
-    private func accelerometerSettled(strict: Bool) -> Bool {
-        let accel = abs(accelMeter.rate), limit = configuration.settleRate
-        return accel < (strict ? limit : 2 * limit) || max(abs(meter.rate), previousGyroRate) >= 0.25 * accel
-    }
-
-    /// Whether a fused change of rotation is borne out by the device itself: the gyroscope measured it turn
-    /// about the screen's axis by `turnNeeded` (30°) since the last change, or the device leans no further back
-    /// than about 55° (the in-plane part of gravity at least `tiltedEnough` of it). Otherwise, until the
-    /// gyroscope has shown that it measures the turns the accelerometer sees (`GyroscopeCheck.confirmed`), a
-    /// fused change may still go where the accelerometer alone would go now: a gyroscope that reads too little
-    /// must not hold a rotation back.
-    ///
-    /// Near flat, gravity's in-plane part is small, and an uncalibrated part's offsets (up to a quarter of g)
-    /// can swing its direction across a diagonal while the device does not turn at all: the gyroscope, which
-    /// offsets do not touch, says it did not. Lifting a device that lay flat turns nothing about its screen's
-    /// axis either, but the pose it is lifted to leans far less than 55°.
-    ///
-    /// The measured turn counts only where the accelerometer's own in-plane direction turned the same way since
-    /// the last change, by `turnNeeded` and at least 60 % as far: an uncalibrated part lying on a table reads a
-    /// direction that is its offsets' alone, and turning it on the table, which the gyroscope measures, leaves
-    /// that direction where it was (or moves it a little as the device is laid down).
-    private func turnedOrTilted(_ f: Vector3) -> Bool {
-        let length = f.length
-        if length > 0 && (f.x * f.x + f.y * f.y).squareRoot() >= Self.tiltedEnough * length { return true }
-        guard abs(turned) >= Self.turnNeeded else { return false }
-        guard let before = accelAtChange else { return true }
-        let seen = TurnRateMeter.turn(from: before, to: lowPass.gravity)
-        return seen * turned > 0 && abs(seen) >= max(Self.turnNeeded, 0.6 * abs(turned))
-    }
-
-    /// The neighbouring quadrant the gyroscope measured the device turn into, when the estimate lies on that
-    /// side of the diagonal but not yet `boundaryHysteresis` past it; else nil.
-    ///
-    /// The hysteresis keeps a device held near a diagonal from flapping. An uncalibrated part (offsets up to a
-    /// quarter of g, gains 8 % apart) can read a quarter turn as little as 55° from where it began, and the
-    /// hysteresis would then keep the old rotation for as long as the device is held there. A turn of
-    /// `turnCarries` (60°) about the screen's axis, which offsets do not touch, says the device did leave its
-    /// quadrant; a device merely held near the diagonal turned less than that.
-    private func turnedInto(_ f: Vector3, from current: Rotation) -> Rotation? {
-        guard abs(turned) >= Self.turnCarries else { return nil }
-        // The gyroscope's turn is counted positive clockwise, as rotations are.
-        guard let next = Rotation(degrees: current.degrees + (turned > 0 ? 90 : -90)) else { return nil }
-        return nearestQuadrant(f) == next ? next : nil
-    }
-
-    /// Whether gravity's in-plane part is at least `leanedEnough` of it (the screen at least 20° from flat): a
-    /// fused change that the gyroscope did not measure as a turn about the screen's axis needs it, even before
-    /// the gyroscope is confirmed. Below that, a quarter g of offsets can make up most of the in-plane reading:
-    /// an uncalibrated part laid on a table reads a direction of its own, swinging as the device is lowered,
-    /// while the device turns nothing; the gyroscope saw no turn, and a lift from flat leans further than that.
-    private func leansEnough(_ g: Vector3) -> Bool {
-        (g.x * g.x + g.y * g.y).squareRoot() >= Self.leanedEnough * g.length
-    }
-
-    /// Whether the accelerometer-only path would call a turn over at `t`: out of its motion hold and turning
-    /// slower than the settle rate for the settle time. A fused decision whose turn the gyroscope turns out
-    /// not to have followed (the gyroscope is dropped there and then) still stands when this holds, since the
-    /// accelerometer alone would make it now.
-    private func accelerometerReady(at t: Double) -> Bool {
-        t >= accelMotionUntil && abs(accelMeter.rate) < configuration.settleRate
-            && t - accelMeter.lastFastTime >= configuration.settleTime
-    }
-
-    /// Whether the accelerometer's own estimate points within 60° of `rotation`'s direction: a fused decision
-    /// needs it, so that a gyroscope that has not yet been found wrong can delay a decision but never make a
-    /// wrong one. At the end of a turn the accelerometer is well inside that, so a sound gyroscope's early
-    /// decisions stand.
-    ///
-    /// Where the device leans back so far that gravity's in-plane part is less than `tiltedEnough` of it, the
-    /// accelerometer must point into `rotation`'s quadrant itself. There an uncalibrated part's offsets (up to a
-    /// quarter of g) can make up most of the in-plane reading: a device lying on a table reads a direction that
-    /// is the offsets' alone, and turning it on the table, which the gyroscope measures, moves that direction
-    /// nowhere. The gyroscope's turn must then not carry the rotation into a neighbouring quadrant that the
-    /// reading lies within 60° of.
-    private func accelerometerAgrees(_ rotation: Rotation) -> Bool {
-        let g = lowPass.gravity
-        let inPlane = (g.x * g.x + g.y * g.y).squareRoot()
-        guard inPlane > 0 else { return false }
-        if inPlane < Self.tiltedEnough * g.length { return nearestQuadrant(g) == rotation }
-        return Self.along(rotation, g) >= 0.5 * inPlane
-    }
-
-    /// The in-plane part of `f` along `rotation`'s direction (upright (0, −g) is 0°, left edge up (+g, 0) is
-    /// 90°, clockwise).
-    private static func along(_ rotation: Rotation, _ f: Vector3) -> Double {
-        switch rotation {
-        case .normal: -f.y
-        case .leftUp: f.x
-        case .bottomUp: f.y
-        case .rightUp: -f.x
-        }
-    }
-
-    /// The quadrant gravity points into, ignoring the current rotation.
-    private func nearestQuadrant(_ f: Vector3) -> Rotation {
-        // In-plane direction as (cos, sin) of the clockwise angle from upright: upright (0, −g) is 0°,
-        // left edge up (+g, 0) is 90°.
-        let cosA = -f.y, sinA = f.x
-        if abs(cosA) >= abs(sinA) { return cosA >= 0 ? .normal : .bottomUp }
-        return sinA >= 0 ? .leftUp : .rightUp
-    }
-
-    /// The quadrant for the in-plane direction of `f`, keeping `current` until the direction is
-    /// `boundaryHysteresis` past the diagonal.
-    private func quadrant(_ f: Vector3, current: Rotation?) -> Rotation {
-        guard let current else { return nearestQuadrant(f) }
-        let inPlane = (f.x * f.x + f.y * f.y).squareRoot()
-        if Self.along(current, f) >= limits.cosKeep * inPlane { return current }
-        return nearestQuadrant(f)
-    }
-
-    /// The tilt class; a class the device is already in is kept until the elevation is `tiltHysteresis`
-    /// past the boundary.
-    private func tilt(sinElevation s: Double, flat: Bool, current: Tilt?) -> Tilt {
-        if flat { return s >= 0 ? .faceUp : .faceDown }
-        switch current {
-        case .vertical?:
-            if s > limits.sinVerticalOuter { return .tiltedUp }
-            if s < -limits.sinVerticalOuter { return .tiltedDown }
-            return .vertical
-        case .tiltedUp?:
-            if s >= limits.sinVerticalInner { return .tiltedUp }
-            return s < -limits.sinVerticalOuter ? .tiltedDown : .vertical
-        case .tiltedDown?:
-            if s <= -limits.sinVerticalInner { return .tiltedDown }
-            return s > limits.sinVerticalOuter ? .tiltedUp : .vertical
-        default:
-            if abs(s) <= limits.sinVertical { return .vertical }
-            return s > 0 ? .tiltedUp : .tiltedDown
-        }
-    }
-
-    /// The configured angles turned into the sines and cosines the per-sample tests compare against.
-    private struct Limits: Sendable {
-        let sinFlatEnter: Double
-        let sinFlatExit: Double
-        let sinVertical: Double
-        let sinVerticalOuter: Double
-        let sinVerticalInner: Double
-        let cosKeep: Double
-        let proportionalGain: Double
-        let integralGain: Double
-        let biasRateLimit: Double
-        let cosReacquire: Double
-
-        init(_ c: EngineConfiguration) {
-            sinFlatEnter = Angles.sinDegrees(c.flatEnterAngle)
-            sinFlatExit = Angles.sinDegrees(c.flatExitAngle)
-            sinVertical = Angles.sinDegrees(c.verticalLimit)
-            sinVerticalOuter = Angles.sinDegrees(c.verticalLimit + c.tiltHysteresis)
-            sinVerticalInner = Angles.sinDegrees(c.verticalLimit - c.tiltHysteresis)
-            cosKeep = Angles.cosDegrees(45 + c.boundaryHysteresis)
-            proportionalGain = c.fusionTime > 0 ? 1 / c.fusionTime : 0
-            // With the proportional loop much faster than the integral one, the bias error decays at
-            // integralGain / proportionalGain per second; make that 1 / biasTime.
-            integralGain = c.biasTime > 0 ? proportionalGain / c.biasTime : 0
-            biasRateLimit = c.biasRateLimit * Angles.radiansPerDegree
-            // After a gap, a reading within 10° of the last estimate finds the device where it was.
-            cosReacquire = Angles.cosDegrees(10)
-        }
+        gate.reset()
+        decision.reset()
     }
 }

@@ -25,9 +25,14 @@ struct Serve {
                                 ignoreGyro: options.noGyro, sensorDescription: "replay:\(path)",
                                 clock: options.serve ? .monotonic : .trace)
         guard options.serve else {
+            var configuration = options.configuration
+            do { configuration.disabledRules = try Self.disabledRules() } catch {
+                Log.error("\(error)")
+                return 2
+            }
             let printer = StandardOutputPrinter(mode: .complete)
             let publisher = Publisher(outputs: [printer])
-            let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
+            let runner = EngineRunner(engine: OrientationEngine(configuration: configuration),
                                       cameras: replayCameras, sensor: .ok, publisher: publisher, policy: options.samplingPolicy,
                                       onGyroscopeFinding: feed.gyroscopeFound)
             feed.run(runner)
@@ -40,6 +45,22 @@ struct Serve {
             return 0
         }
         return serve(feed)
+    }
+
+    /// The decision rules a printing replay switches off: the comma-separated names in the environment variable
+    /// `ROTATIOND_DISABLE_RULES`, a measuring aid for `scripts/rule-cost.sh` (`Docs/algorithm.md`). Only the
+    /// printing replay reads it; the service never does.
+    static func disabledRules() throws(UsageError) -> Set<DecisionRule> {
+        guard let raw = getenv("ROTATIOND_DISABLE_RULES") else { return [] }
+        var rules: Set<DecisionRule> = []
+        for name in String(cString: raw).split(separator: ",", omittingEmptySubsequences: true) {
+            guard let rule = DecisionRule(name: String(name)) else {
+                let names = DecisionRule.allCases.map(\.name).joined(separator: ", ")
+                throw UsageError(description: "ROTATIOND_DISABLE_RULES: no decision rule is called \"\(name)\"; rules: \(names)")
+            }
+            rules.insert(rule)
+        }
+        return rules
     }
 
     /// Serves `replay`, or the live sensor when it is nil, over the socket until SIGTERM or SIGINT.

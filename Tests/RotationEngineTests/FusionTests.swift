@@ -185,9 +185,10 @@ struct FusionTests {
         trace.hold(1)
         let published = replay(trace.samples)
         #expect(published.rotations == [.normal, .leftUp, .bottomUp, .normal])
-        // The switch to the accelerometer is published within the gyroscope timeout, rotation unchanged.
+        // The switch to the accelerometer is published once it has held past the gyroscope timeout, rotation
+        // unchanged.
         let fallback = published.first { $0.time > dropAt && $0.state.inputs == .accel }
-        #expect(fallback.map { $0.time - dropAt <= EngineConfiguration.default.gyroTimeout + 0.02 } == true)
+        #expect(fallback.map { $0.time - dropAt <= EngineConfiguration.default.gyroTimeout + Decision.inputsHoldTime + 0.02 } == true)
         #expect(fallback?.state.rotation == .leftUp)
         // And back to fused once readings return.
         #expect(published.last?.state.inputs == .accelGyro)
@@ -203,6 +204,28 @@ struct FusionTests {
         let published = replay(samples)
         #expect(published.count == 1)
         #expect(published.first?.state.inputs == .accelGyro)
+    }
+
+    @Test("a change of inputs is published only once it has held for 100 ms: readings that stop just past gyroTimeout and resume 20 ms later change nothing; readings that stop for good are reported once")
+    func inputsHold() {
+        var trace = SyntheticTrace(rate: 100, angle: 90, withGyro: true, seed: 31)
+        trace.hold(4)
+        // No reading after 1.0 s until 1.28 s: the samples at 1.26 and 1.27 s, more than gyroTimeout after the last
+        // reading, are decided from the accelerometer alone, for 20 ms.
+        let gap = trace.samples.map { s in s.time > 1.005 && s.time < 1.275 ? Sample(time: s.time, acceleration: s.acceleration) : s }
+        let held = replay(gap)
+        #expect(held.map(\.state.inputs) == [.accelGyro], "\(held.map { ($0.time, $0.state.inputs) })")
+        // Without the rule, that gap publishes two states that differ only in their inputs.
+        var off = EngineConfiguration.default
+        off.disabledRules = [.inputsHold]
+        let flapping = replay(gap, configuration: off)
+        #expect(flapping.map(\.state.inputs) == [.accelGyro, .accel, .accelGyro], "\(flapping.map { ($0.time, $0.state.inputs) })")
+        #expect(Set(flapping.map(\.state.rotation)) == [.leftUp])
+        // Readings that stop for good: the fall-back goes out once it has held 100 ms past gyroTimeout.
+        let stopped = trace.samples.map { s in s.time > 2.005 ? Sample(time: s.time, acceleration: s.acceleration) : s }
+        let fallback = replay(stopped)
+        #expect(fallback.map(\.state.inputs) == [.accelGyro, .accel])
+        if let t = fallback.last?.time { #expect(t > 2.35 && t < 2.39, "the fall-back was published at \(t) s") }
     }
 
     @Test("NaN gyroscope readings are treated as missing")

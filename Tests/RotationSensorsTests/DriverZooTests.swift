@@ -64,6 +64,9 @@ struct DriverZooTests {
         let fused = expect.gyroscope.map { used.contains("gyroscope \($0) (") && expect.warnings.isEmpty } ?? false
         let inputs = r.events.last?["inputs"] as? String
         #expect(inputs == (fused ? "accel+gyro" : "accel"), "\(r.transcript)")
+        // No state's only change is an inputs value that reverts within 100 ms (the engine's inputsHold rule).
+        let flaps = Self.inputsFlaps(r.events)
+        #expect(flaps.isEmpty, "states whose only change is an inputs value that reverts within 100 ms, at \(flaps): \(r.transcript)")
         // Once fused, it stays fused while the device is held: a separate gyroscope read at the still pace must
         // not switch the inputs (and wake every subscriber) at each batch or change of pace. Only during a turn
         // that starts at the still pace (from its start until its rotation is published) may a sample go out
@@ -117,5 +120,21 @@ struct DriverZooTests {
         #expect(r.stdout.contains { $0.hasPrefix("  at rest: \(expect.display): 1 g reads") && $0.hasSuffix("the scale is right") },
                 "\(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
+    }
+
+    /// The times of the published states that differ from the one before only in `inputs`, and whose value
+    /// gives way to the one before again within 100 ms: states a client can do nothing with.
+    static func inputsFlaps(_ events: [[String: Any]]) -> [Double] {
+        func inputs(_ e: [String: Any]) -> String? { e["inputs"] as? String }
+        func rest(_ e: [String: Any]) -> Data? {
+            try? JSONSerialization.data(withJSONObject: e.filter { !["seq", "t", "inputs"].contains($0.key) }, options: .sortedKeys)
+        }
+        var flaps: [Double] = []
+        for i in events.indices.dropFirst() where inputs(events[i]) != inputs(events[i - 1]) && rest(events[i]) == rest(events[i - 1]) {
+            let t = events[i]["t"] as? Double ?? 0
+            guard let next = events[(i + 1)...].first(where: { inputs($0) != inputs(events[i]) }) else { continue }
+            if inputs(next) == inputs(events[i - 1]), (next["t"] as? Double ?? .infinity) - t <= 0.1 { flaps.append(t) }
+        }
+        return flaps
     }
 }

@@ -1,0 +1,188 @@
+/// The engine's last stage: the published state's flat flag, tilt class and rotation, decided from the
+/// estimate in force by the named rules of `DecisionRule` (one function each, in `Decision+Rules.swift`).
+///
+/// It keeps what the decision itself needs across samples: the turn meter of the estimate in force (the
+/// gyroscope's rate while fused, the accelerometer's direction otherwise), the accelerometer-only motion hold,
+/// and the quadrant waiting out its dwell.
+struct Decision: Sendable {
+    /// What the rules look at for one sample.
+    struct Moment {
+        /// The sample's time, s.
+        let time: Double
+        /// Whether |a| is off the pose magnitude.
+        let moving: Bool
+        /// Whether the fused estimate is in force.
+        let fused: Bool
+        /// The estimate in force, m/s² in the device frame.
+        var estimate: Vector3
+        /// The accelerometer's own estimate.
+        let accel: Vector3
+        /// Whether the accelerometer-only path would call a turn over now (`AccelerometerEstimate.isReady`).
+        let accelReady: Bool
+        /// The accelerometer-only path's turn rate, kept while fused, degrees per second.
+        let accelRate: Double
+        /// The rotation published last; nil until one is.
+        let current: Rotation?
+    }
+
+    let configuration: EngineConfiguration
+    let limits: EngineLimits
+    let switches: RuleSwitches
+    /// The turn meter of the estimate in force.
+    private(set) var meter = TurnRateMeter()
+    /// |`meter.rate`| at the previous sample.
+    private(set) var previousRate = 0.0
+    /// The end of the accelerometer-only motion hold (set by the `motionHold` rule).
+    var holdUntil: Double = -.infinity
+    /// The quadrant waiting out its dwell (dropped by the `motionHold` rule), and since when.
+    var candidate: Rotation?
+    private(set) var candidateSince: Double = 0
+    /// Whether a state has been published.
+    private(set) var published = false
+    /// The inputs the estimate in force used at the last sample, and since when without a break.
+    private(set) var inputsSeen: EngineInputs = .accel
+    private(set) var inputsSince: Double = -.infinity
+
+    init(configuration: EngineConfiguration, limits: EngineLimits) {
+        self.configuration = configuration
+        self.limits = limits
+        switches = RuleSwitches(disabled: configuration.disabledRules)
+    }
+
+    /// How long the estimate in force must have turned slowly before a change.
+    func settleTime(fused: Bool) -> Double {
+        fused ? configuration.fusedSettleTime : configuration.settleTime
+    }
+
+    /// Starts afresh after a gap: the turn meter, the hold and any pending quadrant are forgotten.
+    mutating func restart() {
+        meter.reset()
+        candidate = nil
+        holdUntil = -.infinity
+    }
+
+    /// Forgets the pending quadrant and the hold, when the engine is reset.
+    mutating func reset() {
+        candidate = nil
+        holdUntil = -.infinity
+    }
+
+    /// The accelerometer-only path takes over from a gyroscope found wrong, in the state it would have had all
+    /// along (its turn meter and motion hold, kept while fused): the estimate it takes over moved to where the
+    /// accelerometer is, a move that must not count as a turn still to settle.
+    mutating func takeOver(from accel: AccelerometerEstimate) {
+        meter = accel.meter
+        holdUntil = max(holdUntil, accel.holdUntil)
+    }
+
+    /// Measures the turn of the estimate in force, `f`: by the gyroscope's in-plane `rate` while fused, by the
+    /// change of `f`'s direction otherwise. `turnedUnobserved`: readings resumed after a gap across which the
+    /// device turned fast, so it counts as turning now.
+    mutating func measure(_ s: SampleGate.Admitted, fused: Bool, estimate f: Vector3, rate: Double, turnedUnobserved: Bool) {
+        let c = configuration
+        if turnedUnobserved { meter.noteUnobserved(until: s.time) }
+        previousRate = abs(meter.rate)
+        if fused {
+            meter.update(measuredRate: rate, cosA: -f.y, sinA: f.x, time: s.time, dt: s.dt,
+                         timeConstant: c.gyroRateSmoothingTime, limit: c.fusedSettleRate)
+        } else {
+            meter.update(cosA: -f.y, sinA: f.x, time: s.time, dt: s.dt, timeConstant: c.rateSmoothingTime,
+                         limit: c.settleRate)
+        }
+    }
+
+    /// Records the inputs the estimate in force used for the sample at `t`.
+    mutating func noteInputs(_ inputs: EngineInputs, at t: Double) {
+        guard inputs != inputsSeen else { return }
+        inputsSeen = inputs
+        inputsSince = t
+    }
+
+    /// The flat flag and the tilt class for `m`, from `state`'s.
+    func pose(_ m: Moment, state: DeviceState) -> (flat: Bool, tilt: Tilt?) {
+        let f = m.estimate
+        // Sine of the elevation of gravity out of the screen plane: +1 face up, −1 face down.
+        let sinElevation = f.z / f.length
+        let absSin = abs(sinElevation)
+        let accelLength = m.accel.length
+        let accelSin = m.fused && accelLength > 0 ? abs(m.accel.z / accelLength) : absSin
+        var flat = state.flat
+        if state.flat {
+            // Lifting the device is seen by the accelerometer while |a| stands for gravity.
+            let accelLeaves = accelSin < limits.sinFlatExit
+            let leaves = absSin < limits.sinFlatExit || flatFollowsAccelerometer(m, accelCrosses: accelLeaves, entering: false)
+            if leaves && flatNeedsAccelerometer(accelCrosses: accelLeaves) { flat = false }
+        } else {
+            let accelEnters = accelSin > limits.sinFlatEnter
+            let enters = absSin > limits.sinFlatEnter || flatFollowsAccelerometer(m, accelCrosses: accelEnters, entering: true)
+            if enters && flatNeedsAccelerometer(accelCrosses: accelEnters) { flat = true }
+        }
+        let tilt = limits.tilt(sinElevation: sinElevation, flat: flat, current: state.tilt)
+        let accelTilt = m.fused && accelLength > 0
+            ? limits.tilt(sinElevation: m.accel.z / accelLength, flat: flat, current: state.tilt) : tilt
+        return (flat, tiltNeedsAccelerometer(m, tilt: tilt, accelTilt: accelTilt, current: state.tilt))
+    }
+
+    /// The rotation to publish with `m`: the current one, or a new one that passed every rule. `flat` is the
+    /// flag decided for this sample. The accelerometer taking over restarts the fused estimate, so `m`'s
+    /// estimate follows it.
+    mutating func rotation(_ m: inout Moment, flat: Bool, accel: inout AccelerometerEstimate,
+                           gyro: inout FusedEstimate) -> Rotation? {
+        if !flat, published, m.fused, !gyro.reacquiring, let current = m.current,
+           let seen = accelerometerTakesOver(m, current: current, accel: &accel) {
+            gyro.restart(from: m.accel, at: m.time, configuration)
+            m.estimate = gyro.gravity
+            candidate = seen
+            candidateSince = accel.candidateSince
+            accel.dropCandidate()
+        }
+        if flat {
+            candidate = nil
+            return m.current
+        }
+        guard published else {
+            // The first decision: the nearest quadrant, with nothing it could wrongly replace.
+            candidate = nil
+            let first = Rotation.nearest(m.estimate)
+            return passes(first, m, gyro: &gyro) ? first : m.current
+        }
+        var proposal = diagonalHysteresis(m.estimate, current: m.current)
+        if let carried = gyroscopeCarriesQuarterTurn(m, proposal: proposal, turned: gyro.turned) { proposal = carried }
+        guard proposal != m.current else {
+            candidate = nil
+            return m.current
+        }
+        if proposal != candidate {
+            candidate = proposal
+            candidateSince = m.time
+        }
+        guard passes(proposal, m, gyro: &gyro) else { return m.current }
+        candidate = nil
+        return proposal
+    }
+
+    /// Whether `proposal` passes every rule of `DecisionRule.rotationGates` that is on, in order. The last,
+    /// `gyroscopeFollowed`, judges the gyroscope, so it is asked only when every other rule lets the change
+    /// through.
+    private func passes(_ proposal: Rotation, _ m: Moment, gyro: inout FusedEstimate) -> Bool {
+        for rule in DecisionRule.rotationGates where switches.isOn(rule) {
+            let pass = switch rule {
+            case .dwell: dwell(m)
+            case .settled: settled(m)
+            case .accelerometerAgrees: accelerometerAgrees(proposal, m)
+            case .nearFlatAccelerometerInQuadrant: nearFlatAccelerometerInQuadrant(proposal, m)
+            case .accelerometerSettled: accelerometerSettled(m)
+            case .nearFlatTurnMeasured: nearFlatTurnMeasured(proposal, m, gyro: gyro)
+            case .gyroscopeFollowed: gyroscopeFollowed(m, gyro: &gyro)
+            default: true
+            }
+            if !pass { return false }
+        }
+        return true
+    }
+
+    /// Records that a state was published.
+    mutating func notePublished() {
+        published = true
+    }
+}
