@@ -12,11 +12,14 @@
  * Where upstream already tags the stream's orientation (pipewiresrc tags the sensor mount), the element adds
  * only the device's turn to it, so the mount is never counted twice; the other upstream tags pass with it.
  * Without the service, buffers pass untouched, the element warns once, and it picks the angle up when the
- * service appears. It reads the socket without ever waiting on it (librotationd). */
+ * service appears. On the streaming thread it reads the socket without ever waiting on it (librotationd); only
+ * when it starts does it give a listening service up to half a second to send its state, so that the first
+ * buffer, which a recording locks, has an angle. */
 #include <errno.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/gst.h>
 #include <rotationd.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #ifndef ROTATIOND_VERSION
@@ -252,6 +255,25 @@ static gboolean rotationd_tag_sink_event(GstBaseTransform *trans, GstEvent *even
     return GST_BASE_TRANSFORM_CLASS(rotationd_tag_parent_class)->sink_event(trans, event);
 }
 
+/* Gives the service up to FIRST_STATE_WAIT_MS to greet and send its state, so that the stream's first buffer finds
+ * an angle: a recording locks that buffer's. Called when the element starts (READY to PAUSED), never on the
+ * streaming thread; it returns at once when nothing listens on the socket. */
+#define FIRST_STATE_WAIT_MS 500
+static void await_first_state(RotationdTag *self) {
+    struct stat st;
+    if (stat(rotationd_socket_path(self->client), &st) != 0) return;
+    gint64 deadline = monotonic_now() + (gint64)FIRST_STATE_WAIT_MS * 1000000;
+    for (;;) {
+        struct rotationd_angle angle;
+        int rc = rotationd_camera_angle(self->client, self->key, ROTATIOND_NOW, &angle);
+        if (rc == 0 || rc == -ENODEV) return;
+        gint64 left = deadline - monotonic_now();
+        if (left <= 0) return;
+        rc = rotationd_wait(self->client, (int)(left / 1000000) + 1);
+        if (rc < 0 && rc != -EINTR) return;
+    }
+}
+
 static gboolean rotationd_tag_start(GstBaseTransform *trans) {
     RotationdTag *self = ROTATIOND_TAG(trans);
     GST_OBJECT_LOCK(self);
@@ -271,6 +293,7 @@ static gboolean rotationd_tag_start(GstBaseTransform *trans) {
     GST_INFO_OBJECT(self, "following camera %s through %s", self->key, rotationd_socket_path(self->client));
     self->warned_service = self->warned_camera = FALSE;
     rotationd_tag_reset_stream(self);
+    await_first_state(self);
     return TRUE;
 }
 
