@@ -117,8 +117,8 @@ struct KernelRulesTests {
     }
 
     @Test("the event interface: one descriptor per device at a time (EBUSY), another once it is closed; an event only while enabled and only for a change above the threshold in the driver's unit; kxcjk-1013 refuses threshold writes while enabled (EBUSY)")
-    func eventInterface() throws {
-        let r = try Self.events("zoo/kxcjk-1013.umockdev", [
+    func eventInterface() async throws {
+        let r = try await Self.events("zoo/kxcjk-1013.umockdev", [
             "eventfd iio:device0", "eventfd iio:device0",
             "write iio:device0 in_accel_sampling_frequency 12.5",
             "write iio:device0 events/in_accel_x_thresh_either_value 255",
@@ -155,7 +155,7 @@ struct KernelRulesTests {
 
     @Test("driver quirks of the event files: st_lsm6dsx stops sampling when its buffer is disabled, events enabled or not, until an enable powers it again; bmi323 puts its any-motion threshold back to 1 g at each enable write; mma8452's threshold starts at its maximum, inv_mpu6050's at 0")
     func eventQuirks() async throws {
-        let st = try Self.events("zoo/st_lsm6dsx.umockdev", [
+        let st = try await Self.events("zoo/st_lsm6dsx.umockdev", [
             "eventfd iio:device0",
             "write iio:device0 events/in_accel_x_thresh_either_value 2",
             "read iio:device0 events/in_accel_z_thresh_either_value",
@@ -189,10 +189,10 @@ struct KernelRulesTests {
             "iio:device0 events/in_accel_mag_rising_value \"8.5\" EINVAL outside the driver's range",
         ], "\(bmi.kernel)")
 
-        let mma = try Self.events("zoo/mma8452.umockdev", ["read iio:device0 events/in_accel_mag_rising_value", "read iio:device0 events/in_accel_scale"])
+        let mma = try await Self.events("zoo/mma8452.umockdev", ["read iio:device0 events/in_accel_mag_rising_value", "read iio:device0 events/in_accel_scale"])
         #expect(mma.stdout.prefix(2) == ["read iio:device0 events/in_accel_mag_rising_value: 127", "read iio:device0 events/in_accel_scale: 0.617742"],
                 "\(mma.transcript)")
-        let inv = try Self.events("zoo/inv_mpu6050.umockdev", ["read iio:device0 events/in_accel_x|y|z_roc_rising_value"])
+        let inv = try await Self.events("zoo/inv_mpu6050.umockdev", ["read iio:device0 events/in_accel_x|y|z_roc_rising_value"])
         #expect(inv.stdout.first == "read iio:device0 events/in_accel_x|y|z_roc_rising_value: 0.000000", "\(inv.transcript)")
     }
 }
