@@ -47,7 +47,8 @@ public struct OrientationEngine: Sendable {
         guard decision.motionHold(s, accelerometerDecides: !fused, reacquiring: gyro.reacquiring) else { return nil }
         var m = Decision.Moment(time: s.time, moving: s.moving, fused: fused, estimate: fused ? gyro.gravity : accel.gravity,
                                 accel: accel.gravity, accelReady: accel.isReady(at: s.time, configuration),
-                                accelRate: accel.meter.rate, current: state.rotation)
+                                accelRate: accel.meter.rate, current: state.rotation,
+                                gyroscopeConfirmed: gyro.check.confirmed)
         guard m.estimate.length > 0 else { return nil }
         var next = state
         next.inputs = decision.inputsHold(current: state.inputs, final: gyro.check.finding != nil, at: s.time)
@@ -76,7 +77,8 @@ public struct OrientationEngine: Sendable {
         decision.noteInputs(step.fused ? .accelGyro : .accel, at: s.time)
         if step.fused { accel.shadow(s, configuration) }
         decision.measure(s, fused: step.fused, estimate: step.fused ? gyro.gravity : accel.gravity,
-                         rate: step.fused ? gyro.inPlaneRate : 0, turnedUnobserved: step.turnedUnobserved)
+                         rate: step.fused ? gyro.inPlaneRate : 0, turnedUnobserved: step.turnedUnobserved,
+                         confirmed: gyro.check.confirmed)
         let settleTime = decision.settleTime(fused: step.fused)
         let lastFast = decision.meter.lastFastTime
         gate.learn(from: s, lastFast: lastFast, settleTime: settleTime, configuration)
@@ -121,6 +123,9 @@ public struct OrientationEngine: Sendable {
     /// Why the gyroscope is no longer used, once the engine has found it disagreeing with the accelerometer;
     /// nil while it is trusted (or there is none).
     public var gyroscopeFinding: GyroscopeFinding? { gyro.check.finding }
+
+    /// Whether the gyroscope has followed a turn the accelerometer saw (`GyroscopeCheck.confirmed`).
+    var gyroscopeConfirmed: Bool { gyro.check.confirmed }
 
     /// The gyroscope bias learned so far, rad/s in the device frame; zero without a gyroscope.
     var gyroBias: Vector3 { gyro.bias }

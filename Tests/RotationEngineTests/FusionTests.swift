@@ -270,4 +270,114 @@ struct FusionTests {
             }
         }
     }
+
+    /// A 10 Hz trace with a gyroscope, thinned as the still pace reads it: from `slowFrom` on, one sample in four
+    /// (0.4 s apart) until a read at or after `moveFrom`, when the device is seen moving, and every sample after
+    /// that. Returns the samples read and the time of that read.
+    static func readSlowly(_ samples: [Sample], slowFrom: Double, moveFrom: Double) -> (samples: [Sample], found: Double) {
+        var read: [Sample] = []
+        var found = Double.nan
+        var skipped = 0
+        for s in samples {
+            if s.time < slowFrom || !found.isNaN {
+                read.append(s)
+            } else if skipped % 4 == 0 {
+                read.append(s)
+                if s.time >= moveFrom { found = s.time }
+                skipped = 1
+            } else {
+                skipped += 1
+            }
+        }
+        return (read, found)
+    }
+
+    @Test("a turn made between two slow reads is published at the reading that finds it where the gyroscope, confirmed by an earlier turn, reads the device at rest; an unconfirmed gyroscope, or the rule switched off, waits for the next sample")
+    func finishedTurnFound() {
+        func trace(confirmed: Bool) -> (samples: [Sample], found: Double, turnEnd: Double) {
+            var trace = SyntheticTrace(rate: 10, angle: 0, elevation: 20, noise: 0.05, withGyro: true, seed: 43)
+            trace.hold(1.5)
+            if confirmed {
+                // Read at the full rate: the gyroscope follows the turn the accelerometer sees.
+                trace.turn(by: 90, over: 0.6)
+                trace.hold(1.5)
+            }
+            let slowFrom = trace.time
+            trace.hold(0.85)
+            let turnStart = trace.time
+            trace.turn(by: 90, over: 0.25)
+            let turnEnd = trace.time
+            trace.hold(2)
+            let read = Self.readSlowly(trace.samples, slowFrom: slowFrom, moveFrom: turnStart)
+            return (read.samples, read.found, turnEnd)
+        }
+        let sound = trace(confirmed: true)
+        #expect(sound.found >= sound.turnEnd && sound.found - 0.4 < sound.turnEnd - 0.25, "the turn must lie between two reads")
+        var engine = OrientationEngine()
+        for s in sound.samples where s.time < sound.found { _ = engine.process(s) }
+        #expect(engine.gyroscopeConfirmed, "the first turn must confirm the gyroscope")
+        let changes = replay(sound.samples).rotationChanges
+        #expect(changes.map(\.rotation) == [.normal, .leftUp, .bottomUp])
+        #expect(changes.last?.time == sound.found, "published at \(changes.last?.time ?? .nan), found at \(sound.found)")
+        var off = EngineConfiguration.default
+        off.disabledRules = [.finishedTurnFound]
+        let waited = replay(sound.samples, configuration: off).rotationChanges
+        #expect(waited.map(\.rotation) == [.normal, .leftUp, .bottomUp])
+        #expect((waited.last?.time ?? 0) > sound.found, "with the rule off the change waits for the next sample")
+        let first = trace(confirmed: false)
+        let unconfirmed = replay(first.samples).rotationChanges
+        #expect(unconfirmed.map(\.rotation) == [.normal, .leftUp])
+        #expect((unconfirmed.last?.time ?? 0) > first.found, "an unconfirmed gyroscope must not call the turn over")
+    }
+
+    @Test("a half turn whose intermediate quarter a slow read finds, the gyroscope confirmed and reading it under way, publishes only its end")
+    func halfTurnFoundUnderWay() {
+        var trace = SyntheticTrace(rate: 10, angle: 0, elevation: 20, noise: 0.05, withGyro: true, seed: 47)
+        trace.hold(1.5)
+        trace.turn(by: 90, over: 0.6)
+        trace.hold(1.5)
+        let slowFrom = trace.time
+        trace.hold(0.45)
+        let turnStart = trace.time
+        trace.turn(by: 180, over: 0.6)
+        trace.hold(2)
+        let read = Self.readSlowly(trace.samples, slowFrom: slowFrom, moveFrom: turnStart)
+        let g = read.samples.first { $0.time == read.found }!.acceleration
+        let angle = (Angles.atan2Degrees(g.x, -g.y) + 360).truncatingRemainder(dividingBy: 360)
+        #expect(angle > 90 + 60 && angle < 180 + 30, "the read must find the device past the diagonal into the intermediate quarter; reads \(angle)°")
+        #expect(replay(read.samples).rotations == [.normal, .leftUp, .rightUp])
+    }
+
+    @Test("once the gyroscope is confirmed, a turn is published when it reads the device at rest, though an accelerometer that lags it still sees the turn under way; unconfirmed, the decision waits for the accelerometer")
+    func confirmedGyroscopeNeedsNoSettledAccelerometer() {
+        func delay(confirmed: Bool) -> (delay: Double?, rotations: [Rotation?]) {
+            var trace = SyntheticTrace(rate: 50, angle: 0, elevation: 20, noise: 0.05, withGyro: true, seed: 53)
+            trace.hold(1.5)
+            if confirmed {
+                trace.turn(by: 90, over: 0.5)
+                trace.hold(1.5)
+            } else {
+                trace.hold(2)
+            }
+            trace.turn(by: 90, over: 0.3)
+            let end = trace.time
+            trace.hold(1.5)
+            // The accelerometer's readings come 0.1 s late (five samples), as behind a part's own low-pass
+            // filter; the gyroscope's are on time.
+            let s = trace.samples
+            let late = s.indices.map { i in
+                Sample(time: s[i].time, acceleration: s[max(i - 5, 0)].acceleration, angularVelocity: s[i].angularVelocity)
+            }
+            let changes = replay(late).rotationChanges
+            return (changes.last.map { $0.time - end }, changes.map(\.rotation))
+        }
+        let sound = delay(confirmed: true)
+        let first = delay(confirmed: false)
+        #expect(sound.rotations == [.normal, .leftUp, .bottomUp])
+        #expect(first.rotations == [.normal, .leftUp])
+        if let a = sound.delay, let b = first.delay {
+            #expect(a < 0.07, "confirmed: published \(a) s after the turn ended")
+            #expect(b > a + 0.05, "unconfirmed: published \(b) s after the turn ended, confirmed \(a) s")
+        }
+    }
 }

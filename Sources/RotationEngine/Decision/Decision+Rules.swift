@@ -104,13 +104,29 @@ extension Decision {
         return Rotation.nearest(m.estimate) == next ? next : nil
     }
 
+    /// **finishedTurnFound.** Fused, a turn made entirely between two slow reads (the still pace reads 0.4 s apart)
+    /// is found by the reading after the gap, which otherwise counts as turning (`FusedEstimate`: the device may
+    /// be under way), so the change waits for the next sample, 100 ms later at 10 Hz. The gyroscope's reading at
+    /// that sample says whether the device still turns: where it reads less than the fused settle rate in the
+    /// screen plane and |a| stands for gravity, the turn is over, and neither the settle time nor the dwell is
+    /// waited out at this reading. Only a confirmed gyroscope (`GyroscopeCheck.confirmed`: it followed a turn the
+    /// accelerometer saw) is asked: one that reads 1000 times too little reads "at rest" in the middle of a half
+    /// turn, where the accelerometer reads the quarter passed on the way.
+    ///
+    /// Shown by `traces-sensors/clipped-rotations-10hz-2` and the engine test "a turn made between two slow
+    /// reads is published at the reading that finds it…".
+    func finishedTurnFound(_ s: SampleGate.Admitted, fused: Bool, rate: Double, confirmed: Bool) -> Bool {
+        switches.isOn(.finishedTurnFound) && fused && confirmed && !s.moving && abs(rate) < configuration.fusedSettleRate
+    }
+
     /// **dwell.** A change waits until its quadrant has been proposed for `dwellTime` without interruption, so
     /// that a single sample (or a couple at high rates) past the boundary never decides. The first decision
-    /// needs no dwell: there is nothing it could wrongly replace.
+    /// needs no dwell: there is nothing it could wrongly replace; nor does a turn found over
+    /// (`finishedTurnFound`), whose sample is the first that could propose it.
     ///
     /// No count of a shared trace changes without it.
     func dwell(_ m: Moment) -> Bool {
-        !published || m.time - candidateSince >= configuration.dwellTime
+        !published || foundFinished || m.time - candidateSince >= configuration.dwellTime
     }
 
     /// **settled.** A change waits until the estimate in force turns slower than the settle rate and has for the
@@ -151,15 +167,19 @@ extension Decision {
         return !(Self.inPlane(m.accel) < Self.tiltedEnough * m.accel.length) || Rotation.nearest(m.accel) == proposal
     }
 
-    /// **accelerometerSettled.** Fused, a decision waits while the accelerometer's direction turns faster than the
-    /// settle rate and the gyroscope reads less than a quarter of that (its rate at this sample or the previous
-    /// one, as the accelerometer's spans the step between them): a gyroscope that reads too little must not call
-    /// a turn over while the accelerometer still sees it under way. A sound gyroscope reads what the
-    /// accelerometer sees.
+    /// **accelerometerSettled.** Fused, until the gyroscope is confirmed, a decision waits while the
+    /// accelerometer's direction turns faster than the settle rate and the gyroscope reads less than a quarter of
+    /// that (its rate at this sample or the previous one, as the accelerometer's spans the step between them): a
+    /// gyroscope that reads too little must not call a turn over while the accelerometer still sees it under way.
+    /// A confirmed gyroscope (`GyroscopeCheck.confirmed`) followed a turn of more than 45° to within 40 %, which
+    /// one that reads too little cannot; the accelerometer's rate, filtered twice and moved by the hand's own
+    /// acceleration, lags the end of a turn it measured, and holding its decision for that costs latency only.
     ///
-    /// Shown by the gyroscope ×0.001 copies (`traces-gyro0.001/flick-100hz-1`).
+    /// Shown by the gyroscope ×0.001 copies (`traces-gyro0.001/flick-100hz-1`), and, confirmed, by
+    /// `traces-sensors/clipped-rotations-50hz-2` and the engine test "once the gyroscope is confirmed, a turn is
+    /// published when it reads the device at rest…".
     func accelerometerSettled(_ m: Moment) -> Bool {
-        guard m.fused else { return true }
+        guard m.fused, !m.gyroscopeConfirmed else { return true }
         let accelRate = abs(m.accelRate)
         return accelRate < configuration.settleRate || max(abs(meter.rate), previousRate) >= 0.25 * accelRate
     }

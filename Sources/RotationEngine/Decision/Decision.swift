@@ -23,6 +23,8 @@ struct Decision: Sendable {
         let accelRate: Double
         /// The rotation published last; nil until one is.
         let current: Rotation?
+        /// Whether the gyroscope has followed a turn the accelerometer saw (`GyroscopeCheck.confirmed`).
+        let gyroscopeConfirmed: Bool
     }
 
     let configuration: EngineConfiguration
@@ -39,6 +41,8 @@ struct Decision: Sendable {
     private(set) var candidateSince: Double = 0
     /// Whether a state has been published.
     private(set) var published = false
+    /// Whether this sample found a turn made between two slow reads already over (`finishedTurnFound`).
+    private(set) var foundFinished = false
     /// The inputs the estimate in force used at the last sample, and since when without a break.
     private(set) var inputsSeen: EngineInputs = .accel
     private(set) var inputsSince: Double = -.infinity
@@ -77,10 +81,13 @@ struct Decision: Sendable {
 
     /// Measures the turn of the estimate in force, `f`: by the gyroscope's in-plane `rate` while fused, by the
     /// change of `f`'s direction otherwise. `turnedUnobserved`: readings resumed after a gap across which the
-    /// device turned fast, so it counts as turning now.
-    mutating func measure(_ s: SampleGate.Admitted, fused: Bool, estimate f: Vector3, rate: Double, turnedUnobserved: Bool) {
+    /// device turned fast, so it counts as turning now, unless the turn is found over (`finishedTurnFound`,
+    /// which asks whether the gyroscope is `confirmed`).
+    mutating func measure(_ s: SampleGate.Admitted, fused: Bool, estimate f: Vector3, rate: Double, turnedUnobserved: Bool,
+                          confirmed: Bool) {
         let c = configuration
-        if turnedUnobserved { meter.noteUnobserved(until: s.time) }
+        foundFinished = turnedUnobserved && finishedTurnFound(s, fused: fused, rate: rate, confirmed: confirmed)
+        if turnedUnobserved && !foundFinished { meter.noteUnobserved(until: s.time) }
         previousRate = abs(meter.rate)
         if fused {
             meter.update(measuredRate: rate, cosA: -f.y, sinA: f.x, time: s.time, dt: s.dt,

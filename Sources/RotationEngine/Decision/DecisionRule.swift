@@ -19,6 +19,8 @@ public enum DecisionRule: Int, CaseIterable, Sendable {
     case accelerometerTakesOver
     /// Fused, a quarter turn the gyroscope measured proposes the next quadrant without the diagonal's hysteresis.
     case gyroscopeCarriesQuarterTurn
+    /// Fused, a turn found over at the reading after a slow gap, by a confirmed gyroscope, is not waited out.
+    case finishedTurnFound
     /// A change waits until its quadrant has been proposed for `dwellTime`.
     case dwell
     /// A decision waits until the device has stopped turning.
@@ -27,7 +29,7 @@ public enum DecisionRule: Int, CaseIterable, Sendable {
     case accelerometerAgrees
     /// Fused, near flat, a decision needs the accelerometer's own reading in the new rotation's quadrant.
     case nearFlatAccelerometerInQuadrant
-    /// Fused, a decision waits while the accelerometer sees a turn the gyroscope does not read.
+    /// Fused, until the gyroscope is confirmed, a decision waits while the accelerometer sees a turn it does not read.
     case accelerometerSettled
     /// Fused, near flat, a change needs a turn the gyroscope measured, or, unconfirmed, the accelerometer's word.
     case nearFlatTurnMeasured
