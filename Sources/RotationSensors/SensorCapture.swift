@@ -12,7 +12,9 @@ import RotationEngine
 ///
 /// While the device is still, a part whose driver offers a motion event is not read at all: the capture arms the
 /// event (`MotionWatch`) and sleeps on its descriptor, reading the part once every `motionSafetyInterval` in case
-/// an event was lost; other parts are read at the still pace.
+/// an event was lost; other parts are read at the still pace. A polled part whose raw reads sleep in the driver
+/// (`quickenRawReads`) is read at its highest sampling frequency, and while still one axis at a time
+/// (`glanceWhileStill`).
 final class SensorCapture {
     /// How a capture (or a discovery) ended.
     enum Outcome: Error {
@@ -54,6 +56,9 @@ final class SensorCapture {
     private var safetyInterval: Double?
     /// The raw counts of the accelerometer's last reading.
     private var lastRaw: Vector3?
+    /// The accelerometer's sampling frequency while it is polled, when raised because its raw reads sleep in the
+    /// driver for a few sample periods (`quickenRawReads`); nil when it is the chosen one.
+    private var polledHz: Double?
 
     init(source: SensorSource, context: IIOContext, device: OpaquePointer, accelerometer: SensorDescription,
          gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?) {
@@ -134,16 +139,24 @@ final class SensorCapture {
     /// Sets the accelerometer's sampling frequency (and a rate its driver requires to match) and the separate
     /// gyroscope's to the choices nearest `hz` from above.
     private func setFrequencies(_ hz: Double) {
-        if let plan = accel.frequency {
-            let text = FrequencyPlan.text(plan.value(atLeast: hz))
-            for file in [plan.attribute] + plan.linked {
-                settings.write(dev, accel.id, file, text, purpose: "keeping the driver's sampling frequency")
-            }
-        }
+        if let plan = accel.frequency { setAccelFrequency(plan.value(atLeast: hz)) }
         if let gyro, let gyroDev, !gyroOnAccelDevice, let plan = gyro.frequency {
             settings.write(gyroDev, gyro.id, plan.attribute, FrequencyPlan.text(plan.value(atLeast: hz)),
                            purpose: "keeping the driver's sampling frequency")
         }
+    }
+
+    /// Writes `hz`, one of the driver's choices, as the accelerometer's sampling frequency (and to the rates its
+    /// driver requires to match); false when the driver refused it.
+    @discardableResult
+    private func setAccelFrequency(_ hz: Double) -> Bool {
+        guard let plan = accel.frequency else { return false }
+        let text = FrequencyPlan.text(hz)
+        var taken = true
+        for file in [plan.attribute] + plan.linked {
+            taken = settings.write(dev, accel.id, file, text, purpose: "keeping the driver's sampling frequency") && taken
+        }
+        return taken
     }
 
     // MARK: Polled
@@ -250,6 +263,7 @@ final class SensorCapture {
 
     private func runPolled() -> Outcome {
         keepPolledGyroIfFast()
+        let sleepsInDriver = quickenRawReads()
         let full = 1 / rate
         var next = MonotonicClock.now()
         var slow = false
@@ -262,9 +276,11 @@ final class SensorCapture {
             case .sample(let sample): deliver(sample)
             }
             if source.readInterval > 0, MonotonicClock.now() >= holdUntil {
-                switch watchWhileStill(takeOne: takePolled) {
+                var end = watchWhileStill(takeOne: takePolled)
+                if case .moved = end { resumeFrequencies() }
+                if case .unavailable = end, sleepsInDriver { end = glanceWhileStill() }
+                switch end {
                 case .moved:
-                    setFrequencies(accel.frequency?.chosen ?? rate)
                     holdUntil = MonotonicClock.now() + source.configuration.motionHold
                     next = MonotonicClock.now()
                     slow = false
@@ -287,6 +303,75 @@ final class SensorCapture {
             let now = MonotonicClock.now()
             if next < now - step { next = now + step }
             if !source.wait(until: next) { return .stopped }
+        }
+    }
+
+    /// Whether a raw read of the accelerometer sleeps in the driver (takes longer than `slowSafetyRead`), found by
+    /// timing one when polling starts.
+    ///
+    /// Some drivers power the part up for each raw read and wait a few sample periods of its sampling frequency
+    /// for it to settle: st_lsm6dsx three to four (`st_lsm6dsx_read_oneshot`), 58 to 77 ms at 52 Hz, for each
+    /// axis. Such a part is polled at the highest frequency it lists, where the wait is a few ms, when a read
+    /// then takes less time (put back when the capture ends, as every setting is): the driver powers the part
+    /// for the read only, so the frequency costs nothing between reads, and three axes fit in a sample period.
+    private func quickenRawReads() -> Bool {
+        guard let path = accelPaths.first else { return false }
+        func timed() -> Double {
+            let begin = MonotonicClock.now()
+            _ = SysfsNumber.read(path)
+            return MonotonicClock.now() - begin
+        }
+        let before = timed()
+        guard before > SensorCapture.slowSafetyRead else { return false }
+        let ms = { (t: Double) in "\(Int((t * 1000).rounded())) ms" }
+        guard let plan = accel.frequency, let top = plan.available.last ?? plan.range?.upperBound, top > plan.chosen,
+              setAccelFrequency(top) else {
+            SensorLog.once(.info, "\(accel.id) (\(accel.name)): one raw read takes \(ms(before)): reading one axis at a time while still")
+            return true
+        }
+        let after = timed()
+        guard after < before else {
+            setAccelFrequency(plan.chosen)
+            SensorLog.once(.info, "\(accel.id) (\(accel.name)): one raw read takes \(ms(before)), \(ms(after)) at \(FrequencyPlan.text(top)) Hz: reading one axis at a time while still")
+            return true
+        }
+        polledHz = top
+        SensorLog.once(.info, "\(accel.id) (\(accel.name)): one raw read takes \(ms(before)) at \(FrequencyPlan.text(plan.chosen)) Hz, \(ms(after)) at \(FrequencyPlan.text(top)) Hz (the driver waits for the part to settle): polling it at \(FrequencyPlan.text(top)) Hz, one axis at a time while still")
+        return true
+    }
+
+    /// Puts the sampling frequencies back to the full rate's after watching for motion, the accelerometer's to
+    /// the one it is polled at (`polledHz`).
+    private func resumeFrequencies() {
+        setFrequencies(accel.frequency?.chosen ?? rate)
+        if let polledHz { setAccelFrequency(polledHz) }
+    }
+
+    /// While the sampling policy says still, on a polled part whose raw reads sleep in the driver: reads one axis
+    /// once every read interval (`glance`) instead of three, so each read costs a wake-up for the timer and one
+    /// for the driver's sleep. A glance that finds the device where it was delivers nothing (as while watching
+    /// for motion: the policy stays at the still pace without it); one that does not is followed by a full read,
+    /// delivered when it finds the device moved (`movedDeparture`), which ends the still pace.
+    private func glanceWhileStill() -> StillEnd {
+        SensorLog.write(.debug, "\(accel.id): the device is still: reading one axis every \(source.readInterval) s (a raw read sleeps in the driver)")
+        var next = MonotonicClock.now()
+        while true {
+            next = max(next + source.readInterval, MonotonicClock.now())
+            if !source.wait(until: next) { return .ended(.stopped) }
+            if glance() { continue }
+            switch takePolled() {
+            case .failed(let error):
+                return .ended(.failed(error))
+            case .skipped:
+                continue
+            case .sample(let sample):
+                if let pose = lastAcceleration, pose.length > 0,
+                   (sample.acceleration - pose).length <= SensorCapture.movedDeparture * pose.length { continue }
+                deliver(sample)
+                if source.stopRequested { return .ended(.stopped) }
+                SensorLog.write(.debug, "\(accel.id): the device moves: reading it at \(rate) Hz")
+                return .moved
+            }
         }
     }
 
@@ -384,7 +469,7 @@ final class SensorCapture {
         setFrequencies(hz)
         guard watch.arm(threshold: threshold) else {
             dropWatch()
-            setFrequencies(full)
+            resumeFrequencies()
             return .unavailable
         }
         defer { watch.disarm() }
@@ -401,7 +486,7 @@ final class SensorCapture {
                 if !IIOContext.isPresent(accel.id) { return .ended(.failed(.gone(device: accel.id))) }
                 SensorLog.once(.warning, "\(error); reading \(accel.id) at the still pace while still instead of watching for motion")
                 dropWatch()
-                setFrequencies(full)
+                resumeFrequencies()
                 return .unavailable
             case .timeout:
                 let begin = MonotonicClock.now()

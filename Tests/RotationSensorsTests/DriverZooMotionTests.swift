@@ -1,4 +1,6 @@
 import Foundation
+import RotationEngine
+import RotationSensors
 import Testing
 
 /// The zoo's parts watching for motion themselves while the device is still: each driver's event armed from the
@@ -141,6 +143,69 @@ extension DriverZooTests {
         let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
         #expect(turn.map { $0 - turnEnd < 2 } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
+    }
+
+    @Test("a polled part whose raw read sleeps a few sample periods in the driver (st_lsm6dsx without an interrupt line) is polled at the highest sampling frequency it lists, so each read sleeps a few ms, and while still reads one axis, once per read interval at most; the turn after the still spell comes within 2 s of its end, and the frequency is put back")
+    func motionWhileStillOnSlowRawReads() async throws {
+        let driver = "st_lsm6dsx-noirq"
+        let fixture = try MotionFixture(driver)
+        // The highest choice of the driver's table (the fixture's "values-up" rule), and how many of its periods a
+        // raw read sleeps ("raw-periods").
+        let url = UmockdevRun.fixtures.appendingPathComponent("zoo/\(driver).json")
+        let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let rules: [[String]] = try #require(spec["rules"] as? [String]).map { $0.split(separator: " ").map(String.init) }
+        let table = try #require(rules.first { $0.starts(with: ["values-up", "iio:device0", "sampling_frequency"]) })
+        let top = try #require(table.last.flatMap { Double($0) })
+        let sleeps = try #require(rules.first { $0.starts(with: ["raw-periods", "iio:device0"]) })
+        let periods = try #require(Double(sleeps[2]))
+        let trace = try PosesTrace(holds: [8, 4])
+        let file = try trace.write()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
+                              ["wait", "\"rotation\":90,", 15], ["stop"]] + fixture.restoreSteps
+        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        let raised = "iio:device0 sampling_frequency \"\(FrequencyPlan.text(top))\" ok"
+        #expect(r.kernel.contains(raised), "\(r.kernel)")
+        // The accelerometer's reads (`iio:device0 in_accel_y_raw slept 3.6 ms at T`) from 4 s into the still
+        // spell (long settled at the still pace) until 0.2 s before the turn starts.
+        let start = Self.playStart(r)
+        let still = (start + 4)...(start + trace.turnEnds[0] - 0.65 - 0.2)
+        var reads: [SleepingRead] = []
+        for line in r.reads {
+            if let read = SleepingRead(line), read.device == "iio:device0", still.contains(read.time) { reads.append(read) }
+        }
+        let span = still.upperBound - still.lowerBound
+        let interval = SamplingPolicy.Configuration().slowInterval
+        #expect(!reads.isEmpty && reads.count <= Int(span / interval) + 1, "\(reads.count) reads in \(span) s while still: \(r.reads)")
+        let axes = Set(reads.map { $0.attribute }).sorted()
+        #expect(axes.count == 1, "axes read while still: \(axes)")
+        let slept = periods * 1000 / top
+        let slow = reads.filter { abs($0.milliseconds - slept) >= 0.1 }
+        #expect(slow.isEmpty, "each read should sleep \(slept) ms (\(periods) periods at \(top) Hz): \(slow.map { $0.milliseconds })")
+        let turnEnd = start + trace.turnEnds[0]
+        let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
+        #expect(turn.map { $0 - turnEnd < 2 } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
+        #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
+    }
+
+    /// One raw read that slept in the emulated driver, from the test bed's log.
+    struct SleepingRead {
+        var device: String
+        var attribute: String
+        var milliseconds: Double
+        /// When it ended, CLOCK_MONOTONIC s.
+        var time: Double
+
+        /// Parses `iio:device0 in_accel_y_raw slept 3.6 ms at 14895.123456`.
+        init?(_ line: String) {
+            let f = line.split(separator: " ").map(String.init)
+            guard f.count == 7, f[2] == "slept", f[4] == "ms", f[5] == "at", let ms = Double(f[3]), let t = Double(f[6]) else { return nil }
+            device = f[0]
+            attribute = f[1]
+            milliseconds = ms
+            time = t
+        }
     }
 
     @Test("a part whose interrupt never reaches the host although its driver registered triggers (bmc150 on a board wiring INT2): the event is armed, the safety read finds the device turned with no event, rotationd says so once and reads the part at the still pace from then on, never arming it again; the next turn comes within 2 s of its end, and every setting is put back")

@@ -22,6 +22,9 @@ struct UmockdevRun {
         /// Every write to an emulated sysfs attribute and how the kernel answered it, as `iio:device0 FILE "VALUE"
         /// ok` or `... EINVAL why` (Tests/fixtures/iio-kernel.c).
         var kernel: [String] = []
+        /// Every raw read that slept in the emulated driver, as `iio:device0 in_accel_y_raw slept 3.6 ms at T`
+        /// (T the CLOCK_MONOTONIC time it ended, s).
+        var reads: [String] = []
 
         /// The writes the kernel refused.
         var refusedWrites: [String] { kernel.filter { !$0.hasSuffix(" ok") } }
@@ -125,8 +128,10 @@ struct UmockdevRun {
             String(decoding: d, as: UTF8.self).split(separator: "\n").map(String.init)
         }
         let err = lines(errData)
-        let prefix = "kernel: write "
-        return Result(status: p.terminationStatus, stdout: lines(outData), stderr: err.filter { !$0.hasPrefix(prefix) },
-                      kernel: err.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+        let prefix = "kernel: write ", read = "kernel: read "
+        return Result(status: p.terminationStatus, stdout: lines(outData),
+                      stderr: err.filter { !$0.hasPrefix(prefix) && !$0.hasPrefix(read) },
+                      kernel: err.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) },
+                      reads: err.filter { $0.hasPrefix(read) }.map { String($0.dropFirst(read.count)) })
     }
 }
