@@ -99,13 +99,17 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         let end = MonotonicClock.now()
         Log.debug("no client is connected: sampling stopped in \(Int(((end - begin) * 1000).rounded())) ms")
         runner?.setSensor(.idle, time: end)
+        trim.finish()
         // Idle, the service waits for a client with nothing running: what capturing touched can go.
         let released = ResidentTrim.trim()
         Log.debug("gave back \(released) kB of pages the capture touched")
     }
 
     /// Stops sampling whatever the subscriber count.
-    func stop() { source.stop() }
+    func stop() {
+        source.stop()
+        trim.finish()
+    }
 
     /// Trims the resident set (`ResidentTrim`) once the service is ready, if nobody is subscribed: start-up is
     /// over, and a service started by udev or at boot may wait long for its first client with nothing running.
@@ -158,11 +162,18 @@ final class LiveInput: InputFeed, @unchecked Sendable {
     /// soon as the sampling policy first finds the device still: start-up, discovery and the capture's set-up
     /// are over by then, and a part that watches for motion itself delivers no more samples while still.
     ///
-    /// Touched only on the sensor thread; a finished trim costs one comparison per sample.
+    /// The trim runs on a thread of its own: the first still sample is the one after which the capture
+    /// changes pace (a buffer reopened at the still frequency, a motion event armed), and a trim reads all of
+    /// /proc/self/smaps, which on a loaded machine can take longer than `maxGap`; on the sensor thread, the
+    /// part would go unread that long, and the engine would start afresh after the gap.
+    ///
+    /// `check` is called only on the sensor thread; `finish` once that thread has ended. A finished trim costs
+    /// one comparison per sample.
     private final class TrimAfterStart: @unchecked Sendable {
         static let delay = 3.0
         private var first: Double?
         private var done = false
+        private var thread: ServiceThread?
 
         func check(_ time: Double, still: Bool) {
             guard !done else { return }
@@ -172,8 +183,16 @@ final class LiveInput: InputFeed, @unchecked Sendable {
             }
             guard still || time - first >= TrimAfterStart.delay else { return }
             done = true
-            let released = ResidentTrim.trim()
-            Log.debug("gave back \(released) kB of start-up pages")
+            thread = ServiceThread {
+                let released = ResidentTrim.trim()
+                Log.debug("gave back \(released) kB of start-up pages")
+            }
+        }
+
+        /// Waits for a trim that is still running.
+        func finish() {
+            thread?.join()
+            thread = nil
         }
     }
 

@@ -87,4 +87,30 @@ struct SamplingPaceTests {
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.stderr.contains { $0.contains("rotationd: info: stopped") }, "\(r.transcript)")
     }
+
+    @Test("a buffered part is read on while the service gives back its start-up pages at the first still, however long /proc/self/smaps takes: no gap in the samples, no restart of the engine")
+    func bufferedPaceDuringTrim() async throws {
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-pace-\(UUID().uuidString).sock").path
+        let trace = try Self.uprightThenLeftUp(seconds: 6)
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        let r = try await UmockdevRun.run(devices: ["paced-buffered.umockdev"], steps: [
+            ["feed-trace", "/dev/iio:device0", trace, 0.019163, 50, 60, 5],
+            ["start"],
+            ["connect", socket, 10],
+            ["send", Self.subscribe],
+            ["wait-sock", LiveSensorTests.normal, 10],
+            // The trim at the first still (not the one at start-up, "ready with no client: gave back ...").
+            ["wait-err", "^rotationd: debug: gave back [0-9]+ kB of start-up pages", 15],
+            ["sleep", 1],
+            ["alive"],
+        ], arguments: ["--serve", "--socket", socket, "--verbose"], environment: ["IIO_KERNEL_SMAPS_DELAY": "2000"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        // Upright all along (the turn starts 6 s into the trace): read at 50 Hz, then every 80 ms in batches.
+        // A gap longer than the engine's maxGap (1 s) would restart it, and the policy would read the part at
+        // the full rate again although it never moved.
+        let times = r.socket(1).filter { $0["type"] as? String == "sample" }.compactMap { $0["t"] as? Double }
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        #expect(times.count > 20 && gaps.allSatisfy { $0 < 1 }, "gaps over 1 s: \(gaps.filter { $0 >= 1 })\n\(r.transcript)")
+        #expect(!r.stderr.contains { $0.contains("the device moves") }, "\(r.transcript)")
+    }
 }
