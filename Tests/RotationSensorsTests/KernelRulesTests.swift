@@ -109,11 +109,14 @@ struct KernelRulesTests {
         ], "\(r.kernel)")
     }
 
-    /// Runs `iio-events.py` with `steps` while zoo/four-poses.csv plays (turns at 3.0, 6.6 and 10.2 s, 0.45 s each).
+    /// Runs `iio-events.py` with `steps`; where they wait for events, zoo/four-poses.csv (turns at 3.0, 6.6 and
+    /// 10.2 s, 0.45 s each) starts playing once the steps before the first wait are done (it prints "ready").
     /// Its waits end at a time into the trace, not after a time of their own, so a slow start or a slow step
     /// never moves a turn into the wrong wait; a step that comes too late says so, and fails the test.
     static func events(_ fixture: String, _ steps: [String], then more: [[Any]] = []) async throws -> UmockdevRun.Result {
-        try await UmockdevRun.run(devices: [fixture], steps: [["play", "zoo/four-poses.csv", 20], ["start"], ["exit", 30]] + more,
+        let play: [[Any]] = steps.contains { $0.hasPrefix("wait ") }
+            ? [["wait", "^ready$", 30], ["play", "zoo/four-poses.csv", 20]] : []
+        return try await UmockdevRun.run(devices: [fixture], steps: [["start"]] + play + [["exit", 30]] + more,
                             arguments: [UmockdevRun.fixtures.appendingPathComponent("iio-events.py").path] + steps,
                             program: "/usr/bin/python3")
     }
