@@ -52,7 +52,7 @@ final class BootedContainer {
                     "--bind-ro=\(presetFile):/etc/systemd/system-preset/00-rotationd-test.preset"]
         args += binds.map { "--bind-ro=\($0.0):\($0.1)" }
         args += ["--boot", "--", "systemd.firstboot=off"]
-        FileManager.default.createFile(atPath: console, contents: nil)
+        _ = FileManager.default.createFile(atPath: console, contents: nil)
         nspawn = Process()
         // timeout bounds the container's life should the test hang: its SIGTERM halts the container. Never
         // SIGKILL for systemd-nspawn: the container's init would outlive it.
@@ -103,6 +103,7 @@ final class BootedContainer {
     }
 
     /// Standard output of `command` run inside, when it exited 0; otherwise throws with what it printed.
+    @discardableResult
     func output(_ command: [String], timeout: Double = 20) throws -> String {
         let r = try run(command, timeout: timeout)
         guard r.status == 0 else { throw Command.Failure(command: command.joined(separator: " "), result: r) }
@@ -115,8 +116,8 @@ final class BootedContainer {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         p.arguments = inside(command, timeout: timeout)
-        FileManager.default.createFile(atPath: stdout, contents: nil)
-        FileManager.default.createFile(atPath: stderr, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdout, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderr, contents: nil)
         p.standardInput = FileHandle.nullDevice
         p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdout))
         p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderr))

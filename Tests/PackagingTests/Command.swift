@@ -24,8 +24,8 @@ struct Command {
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let outURL = scratch.url.appendingPathComponent("out")
         let errURL = scratch.url.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         process.standardInput = FileHandle.nullDevice

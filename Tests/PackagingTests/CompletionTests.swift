@@ -42,7 +42,7 @@ struct CompletionTests {
     @Test("--replay and --record complete CSV traces and directories; --socket any file")
     func completesFileNames() throws {
         let dir = try ScratchDirectory()
-        for name in ["turns.csv", "notes.txt"] { FileManager.default.createFile(atPath: dir.path(name), contents: Data()) }
+        for name in ["turns.csv", "notes.txt"] { _ = FileManager.default.createFile(atPath: dir.path(name), contents: Data()) }
         try FileManager.default.createDirectory(atPath: dir.path("traces"), withIntermediateDirectories: true)
         for option in ["--replay", "--record"] {
             #expect(try Self.complete("rotationd", [option, ""], in: dir.path).sorted() == ["traces", "turns.csv"])

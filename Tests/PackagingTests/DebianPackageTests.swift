@@ -101,7 +101,7 @@ struct DebianPackageTests {
         service.executableURL = URL(fileURLWithPath: root.path("usr/bin/rotationd"))
         service.arguments = ["--replay", PackagePaths.source("data/demo-50hz.csv"), "--socket", socket, "--speed", "8"]
         let log = root.path("rotationd.log")
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         service.standardInput = FileHandle.nullDevice
         service.standardOutput = FileHandle.nullDevice
         service.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))

@@ -64,7 +64,7 @@ struct AngleAtMomentTests {
         try FileManager.default.createSymbolicLink(atPath: dir.path("by-id"), withDestinationPath: "/dev/video5")
         // realpath() needs the target to exist: a scratch file stands in for the node.
         let node = dir.path("video5")
-        FileManager.default.createFile(atPath: node, contents: nil)
+        _ = FileManager.default.createFile(atPath: node, contents: nil)
         try FileManager.default.removeItem(atPath: dir.path("by-id"))
         try FileManager.default.createSymbolicLink(atPath: dir.path("by-id"), withDestinationPath: node)
         let renamed = StateEvent(seq: 1, time: 1, state: e.state,
