@@ -248,6 +248,11 @@ final class SensorCapture {
 
     /// Reads the accelerometer (and a polled gyroscope) once.
     private func takePolled() -> Taken {
+        takeRaw { _ in self.polledGyro() }
+    }
+
+    /// Reads the accelerometer's raw attributes once, with the angular velocity `rate` gives for its reading.
+    private func takeRaw(_ rate: (_ acceleration: Vector3) -> Vector3?) -> Taken {
         switch readRaw(accel, accelPaths) {
         case .failed(let error):
             return .failed(error)
@@ -256,7 +261,7 @@ final class SensorCapture {
         case .value(let raw):
             lastRaw = raw
             var sample = Sample(time: max(MonotonicClock.now(), lastTime), acceleration: accel.calibration.apply(raw: raw))
-            sample.angularVelocity = polledGyro()
+            sample.angularVelocity = rate(sample.acceleration)
             return .sample(sample)
         }
     }
@@ -585,21 +590,14 @@ final class SensorCapture {
         // While the event is armed, the part is read now and then through its raw attributes (the buffer is off),
         // with the gyroscope's latest reading standing in for a separate gyroscope's, as at the still pace.
         let takeOne = { [self] () -> Taken in
-            switch readRaw(accel, accelPaths) {
-            case .failed(let error):
-                return .failed(error)
-            case .skipped:
-                return .skipped
-            case .value(let raw):
-                lastRaw = raw
-                var sample = Sample(time: max(MonotonicClock.now(), lastTime), acceleration: accel.calibration.apply(raw: raw))
+            takeRaw { acceleration in
                 if let gyro, gyroOnAccelDevice {
-                    if case .value(let g) = readRaw(gyro, gyroPaths) { sample.angularVelocity = gyro.calibration.apply(raw: g) }
+                    if case .value(let g) = readRaw(gyro, gyroPaths) { return gyro.calibration.apply(raw: g) }
                 } else if gyro != nil, let anchor, let last = rates.last,
-                          SensorCapture.within(SensorCapture.standInAngle, anchor, sample.acceleration) {
-                    sample.angularVelocity = last.rate
+                          SensorCapture.within(SensorCapture.standInAngle, anchor, acceleration) {
+                    return last.rate
                 }
-                return .sample(sample)
+                return nil
             }
         }
         while true {

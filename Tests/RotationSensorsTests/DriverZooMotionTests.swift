@@ -125,16 +125,23 @@ extension DriverZooTests {
         #expect(warnings.isEmpty, "\(warnings)")
     }
 
-    @Test("a part whose driver registered no trigger or buffer (no interrupt line) has event files that can never fire: they are left alone, with one line saying so, and the part is read at the still pace, so the turn after a still spell comes as fast as before",
-          arguments: ["bmc150-noirq", "st_lsm6dsx-noirq"])
-    func motionEventsWithoutInterruptLine(driver: String) async throws {
-        let fixture = try MotionFixture(driver)
-        let trace = try PosesTrace(holds: [6, 4])
+    /// Runs `rotationd --print` on `driver` while a trace holds the device upright `holds[0]` s, turns it a quarter
+    /// and holds it `holds[1]` s, until the turn is published; then stops it and reads back what `fixture` restores.
+    static func holdTurnHold(_ driver: String, _ fixture: MotionFixture, holds: [Double]) async throws
+        -> (UmockdevRun.Result, PosesTrace) {
+        let trace = try PosesTrace(holds: holds)
         let file = try trace.write()
         defer { try? FileManager.default.removeItem(at: file) }
         let steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
                               ["wait", "\"rotation\":90,", 15], ["stop"]] + fixture.restoreSteps
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
+        return (try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"]), trace)
+    }
+
+    @Test("a part whose driver registered no trigger or buffer (no interrupt line) has event files that can never fire: they are left alone, with one line saying so, and the part is read at the still pace, so the turn after a still spell comes as fast as before",
+          arguments: ["bmc150-noirq", "st_lsm6dsx-noirq"])
+    func motionEventsWithoutInterruptLine(driver: String) async throws {
+        let fixture = try MotionFixture(driver)
+        let (r, trace) = try await Self.holdTurnHold(driver, fixture, holds: [6, 4])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         let said = r.stderr.filter { $0.contains("not watching for motion with its") }
         #expect(said.count == 1 && said[0].hasPrefix("rotationd: info: iio:device0 ("), "\(r.transcript)")
@@ -158,12 +165,7 @@ extension DriverZooTests {
         let top = try #require(table.last.flatMap { Double($0) })
         let sleeps = try #require(rules.first { $0.starts(with: ["raw-periods", "iio:device0"]) })
         let periods = try #require(Double(sleeps[2]))
-        let trace = try PosesTrace(holds: [8, 4])
-        let file = try trace.write()
-        defer { try? FileManager.default.removeItem(at: file) }
-        let steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
-                              ["wait", "\"rotation\":90,", 15], ["stop"]] + fixture.restoreSteps
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
+        let (r, trace) = try await Self.holdTurnHold(driver, fixture, holds: [8, 4])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         let raised = "iio:device0 sampling_frequency \"\(FrequencyPlan.text(top))\" ok"
         #expect(r.kernel.contains(raised), "\(r.kernel)")
