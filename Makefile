@@ -83,7 +83,7 @@ binaries:
 	for p in $(RELEASE_PRODUCTS); do $(RELEASE) --product $$p || exit 1; done
 
 # The man pages, from their scdoc sources in man/.
-MANPAGES = build/man/rotationd.8 build/man/rotwatch.1
+MANPAGES = build/man/rotationd.8 build/man/rotwatch.1 build/man/librotationd.3
 man: $(MANPAGES)
 build/man/%: man/%.scd
 	@mkdir -p build/man
@@ -138,7 +138,7 @@ install: install-data install-c
 	install -d $(BINDIR)
 	install -m 0755 $(BUILD_DIR)/rotationd $(BUILD_DIR)/rotwatch $(BINDIR)/
 
-# The C library (its header, pkg-config module rotationd and the shared object with its links) and the
+# The C library (its header, man page, pkg-config module rotationd and the shared object with its links) and the
 # GStreamer element. The element goes where GStreamer looks for plugins (its pluginsdir, whatever PREFIX is);
 # GSTPLUGINDIR=DIR puts it elsewhere, for GST_PLUGIN_PATH=DIR. Installed on this machine (no DESTDIR), ldconfig
 # makes the new library known to the loader.
@@ -146,12 +146,13 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 GSTPLUGINDIR ?= $(shell pkg-config --variable=pluginsdir gstreamer-1.0)
-install-c: clibs
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(GSTPLUGINDIR)
+install-c: clibs build/man/librotationd.3
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(GSTPLUGINDIR) $(DESTDIR)$(MANDIR)/man3
 	install -m 0644 $(CBUILD)/$(LIB_REAL) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(LIB_REAL) $(DESTDIR)$(LIBDIR)/librotationd.so.0
 	ln -sf librotationd.so.0 $(DESTDIR)$(LIBDIR)/librotationd.so
 	install -m 0644 librotationd/rotationd.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 0644 build/man/librotationd.3 $(DESTDIR)$(MANDIR)/man3/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		librotationd/rotationd.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/rotationd.pc
 	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/rotationd.pc
@@ -189,6 +190,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DOCDIR)
 	rm -f $(DESTDIR)$(LIBDIR)/$(LIB_REAL) $(DESTDIR)$(LIBDIR)/librotationd.so.0 $(DESTDIR)$(LIBDIR)/librotationd.so
 	rm -f $(DESTDIR)$(INCLUDEDIR)/rotationd.h $(DESTDIR)$(PKGCONFIGDIR)/rotationd.pc $(DESTDIR)$(GSTPLUGINDIR)/libgstrotationd.so
+	rm -f $(DESTDIR)$(MANDIR)/man3/librotationd.3
 
 clean:
 	rm -rf .build build dist

@@ -16,7 +16,7 @@ struct LibraryPackageTests {
         try Command.output("dpkg-architecture", ["-qDEB_HOST_MULTIARCH"]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("librotationd0 holds the shared object under its soname; -dev the link to it, the header and the pkg-config module; the element sits in GStreamer's plugin directory")
+    @Test("librotationd0 holds the shared object under its soname; -dev the link to it, the header, the man page and the pkg-config module; the element sits in GStreamer's plugin directory")
     func contents() throws {
         let triplet = try Self.multiarch()
         let version = try PackagePaths.version()
@@ -25,13 +25,29 @@ struct LibraryPackageTests {
         #expect(lib.contains("usr/lib/\(triplet)/librotationd.so.0 -> librotationd.so.\(version)"), "\(lib)")
         #expect(!lib.contains { $0.hasSuffix("librotationd.so") || $0.contains("include") }, "\(lib)")
         let dev = try Self.listing("librotationd-dev")
-        for path in ["usr/include/rotationd.h", "usr/lib/\(triplet)/pkgconfig/rotationd.pc", "usr/lib/\(triplet)/librotationd.so -> librotationd.so.0"] {
+        for path in ["usr/include/rotationd.h", "usr/lib/\(triplet)/pkgconfig/rotationd.pc", "usr/lib/\(triplet)/librotationd.so -> librotationd.so.0",
+                     "usr/share/man/man3/librotationd.3.gz"] {
             #expect(dev.contains(path), "\(path) is not in librotationd-dev: \(dev)")
         }
         let element = try Self.listing("gstreamer1.0-rotationd")
         #expect(element.contains("usr/lib/\(triplet)/gstreamer-1.0/libgstrotationd.so"), "\(element)")
         let depends = try Command.output("dpkg-deb", ["-f", try PackagePaths.requireDebianPackage("gstreamer1.0-rotationd"), "Depends"])
         #expect(depends.contains("librotationd0 (>= \(version))"), "the element depends on the library: \(depends)")
+    }
+
+    @Test("the -dev package's librotationd(3) renders with man --warnings and draws no warning, and shows every function and error code the packaged header declares")
+    func manPage() throws {
+        let root = try ScratchDirectory()
+        _ = try Command.output("dpkg-deb", ["-x", try PackagePaths.requireDebianPackage("librotationd-dev"), root.path])
+        let page = try ManPage.render(root.path("usr/share/man/man3/librotationd.3.gz"))
+        #expect(page.warnings.isEmpty, "\(page.warnings)")
+        let header = try String(contentsOfFile: root.path("usr/include/rotationd.h"), encoding: .utf8)
+        let declared = Set(header.matches(of: /\b(rotationd_[a-z_]+)\(/).map { String($0.1) })
+        let codes = Set(header.matches(of: /-(E[A-Z]+)/).map { String($0.1) })
+        #expect(declared.count >= 10 && !codes.isEmpty, "\(declared) \(codes)")
+        for name in declared.union(codes) {
+            #expect(page.text.contains(name), "librotationd(3) does not show \(name)")
+        }
     }
 
     @Test("the packaged library exports exactly the symbols of debian/librotationd0.symbols, each at version LIBROTATIOND_0")
