@@ -56,6 +56,9 @@ final class SensorCapture {
     private var safetyInterval: Double?
     /// The raw counts of the accelerometer's last reading.
     private var lastRaw: Vector3?
+    /// Whether the accelerometer's buffer delivered nothing at all before the capture fell back to polling: its
+    /// interrupt line does not reach the host, and the motion event would come on that line.
+    private var interruptUnheard = false
     /// The accelerometer's sampling frequency while it is polled, when raised because its raw reads sleep in the
     /// driver for a few sample periods (`quickenRawReads`); nil when it is the chosen one.
     private var polledHz: Double?
@@ -408,6 +411,12 @@ final class SensorCapture {
             SensorLog.once(.info, "\(accel.id) (\(accel.name)): not watching for motion with its \(driver.driver) event (\(accelFiles.path("events/" + driver.enable[0]))): the driver registered no trigger or buffer for it, which it does only when the part's interrupt line is wired up, and the event needs that line too; reading it at the still pace while still")
             return nil
         }
+        // A buffer whose trigger never fired: the driver has an interrupt, but the board does not wire the pin
+        // the driver routes it to (bmc150 on boards that wire INT2), and the event is raised on that pin too.
+        guard !interruptUnheard else {
+            SensorLog.once(.info, "\(accel.id) (\(accel.name)): not watching for motion with its \(driver.driver) event (\(accelFiles.path("events/" + driver.enable[0]))): its buffer's trigger never fired, so its interrupt does not reach the host, and the event would come the same way; reading it at the still pace while still")
+            return nil
+        }
         do {
             let stream = try MotionEventStream(device: accel.id)
             watch = MotionWatch(driver: driver, stream: stream, device: dev, id: accel.id, settings: settings)
@@ -752,6 +761,7 @@ final class SensorCapture {
                 // A silent buffer, from the start or later on (a stuck trigger, a driver that stops streaming):
                 // poll the raw attributes instead; if those fail too, the sensor is lost.
                 let what = delivered ? "went silent for" : "delivered nothing within"
+                interruptUnheard = !delivered
                 SensorLog.once(.warning, "\(id): the buffer \(what) \(Int((silence * 1000).rounded())) ms; polling in_accel_*_raw at \(rate) Hz instead")
                 return .fallBack
             }
