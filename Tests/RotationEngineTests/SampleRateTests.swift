@@ -47,6 +47,35 @@ struct SampleRateTests {
         }
     }
 
+    @Test("at 10 Hz a quarter turn made in two readings is published at the first still reading after it: what is left of the turn's rate one reading later is under a twentieth, not a quarter")
+    func lowRateTurnPublishedAtFirstStillReading() {
+        var engine = OrientationEngine()
+        let up = Vector3(0, -9.8, 0), diagonal = Vector3(9.8 * 0.7071, -9.8 * 0.7071, 0), left = Vector3(9.8, 0, 0)
+        var published: [(time: Double, rotation: Rotation?)] = []
+        let poses = Array(repeating: up, count: 20) + [diagonal] + Array(repeating: left, count: 10)
+        for (i, pose) in poses.enumerated() {
+            if let state = engine.process(Sample(time: Double(i) * 0.1, acceleration: pose)) {
+                published.append((Double(i) * 0.1, state.rotation))
+            }
+        }
+        // The turn ends with the reading at 2.1 s (450°/s over its last step); 2.2 s is the first still one.
+        let turned = published.first { $0.rotation == .leftUp }
+        #expect(turned.map { abs($0.time - 2.2) < 1e-9 } == true, "published: \(published)")
+    }
+
+    @Test("the turn rate's weight per reading is the first-order dt / (τ + dt) up to one time constant, and past it leaves half of the previous rate at dt = τ, decaying by e per time constant")
+    func turnRateWeight() {
+        #expect(abs(TurnRateMeter.weight(dt: 0.02, timeConstant: 0.03) - 0.4) < 1e-12)
+        #expect(abs(TurnRateMeter.weight(dt: 0.03, timeConstant: 0.03) - 0.5) < 1e-12)
+        #expect(abs(TurnRateMeter.weight(dt: 0.03 + 1e-9, timeConstant: 0.03) - 0.5) < 1e-6)
+        #expect(abs(TurnRateMeter.weight(dt: 0.06, timeConstant: 0.03) - (1 - 0.5 * 0.36787944117144233)) < 1e-12)
+        #expect(abs(TurnRateMeter.weight(dt: 0.1, timeConstant: 0.03) - (1 - 0.5 * 0.09697196786440505)) < 1e-12)
+        let decays = stride(from: 0.0, through: 30, by: 0.37).map { TurnRateMeter.decay($0) }
+        #expect(decays.first == 1 && zip(decays, decays.dropFirst()).allSatisfy { $1 < $0 && $1 > 0 })
+        #expect(abs(TurnRateMeter.decay(2.3333333333333335) - 0.09697196786440505) < 1e-14)
+        #expect(abs(TurnRateMeter.decay(10) - 4.5399929762484854e-05) < 1e-18)
+    }
+
     @Test("at 5 Hz a single sample in a new quadrant is never enough")
     func singleSampleNeverEnough() {
         var engine = OrientationEngine()

@@ -26,6 +26,31 @@ struct TurnRateMeter: Sendable {
         lastFastTime = max(lastFastTime, time)
     }
 
+    /// How much of a step's rate, `dt` seconds after the previous reading, the smoothed rate takes in.
+    ///
+    /// Up to one time constant it is the first-order weight dt / (τ + dt), the one the decision rules were tuned
+    /// with at 50 Hz and above. Past it, what is left of the previous rate (a half at dt = τ) decays
+    /// exponentially, e^−(dt/τ − 1) / 2, as a first-order filter's state does: dt / (τ + dt) alone would leave
+    /// τ / (τ + dt) of it, a quarter at 10 Hz, so the first still step after a fast turn would still read as
+    /// turning, 100 ms of latency for the rate filter's carry-over, not the device's (`Docs/algorithm.md`,
+    /// "The turn rate").
+    static func weight(dt: Double, timeConstant: Double) -> Double {
+        guard timeConstant > 0 else { return 1 }
+        return dt <= timeConstant ? dt / (timeConstant + dt) : 1 - 0.5 * decay(dt / timeConstant - 1)
+    }
+
+    /// e^−x for x ≥ 0: how much of a first-order filter's state is left after x time constants. The core
+    /// imports no C library, so it is computed here: the series on x / 2^k ≤ 0.5, squared back k times.
+    static func decay(_ x: Double) -> Double {
+        guard x < 40 else { return 0 }
+        var y = x, halvings = 0
+        while y > 0.5 { y /= 2; halvings += 1 }
+        var term = 1.0, sum = 1.0
+        for i in 1...12 { term *= -y / Double(i); sum += term }
+        for _ in 0..<halvings { sum *= sum }
+        return sum
+    }
+
     /// The clockwise angle in degrees from one in-plane direction to another, each given by the unnormalised
     /// (cos, sin) of its clockwise angle from upright.
     static func turn(fromCos c0: Double, sin s0: Double, toCos c1: Double, sin s1: Double) -> Double {
@@ -43,7 +68,7 @@ struct TurnRateMeter: Sendable {
     mutating func update(cosA: Double, sinA: Double, time: Double, dt: Double, timeConstant: Double, limit: Double) {
         if primed, dt > 0 {
             let step = TurnRateMeter.turn(fromCos: lastX, sin: lastY, toCos: cosA, sin: sinA)
-            rate += (step / dt - rate) * (dt / (timeConstant + dt))
+            rate += (step / dt - rate) * TurnRateMeter.weight(dt: dt, timeConstant: timeConstant)
         } else if !primed {
             // Nothing is known about motion before the first reading: count it as turning.
             lastFastTime = time
