@@ -23,6 +23,8 @@ final class LiveInput: InputFeed, @unchecked Sendable {
     private let subscribers = Mutex(0)
     private let scaleCheck = ScaleCheck()
     private let trim = TrimAfterStart()
+    /// The trim after the last subscriber left, running or done; each one joins the one before it.
+    private let idleTrim = Mutex<ServiceThread?>(nil)
     // Set before sampling starts, read on the sensor thread.
     private var runner: EngineRunner?
     private var onDevice: @Sendable (String?) -> Void = { _ in }
@@ -86,7 +88,8 @@ final class LiveInput: InputFeed, @unchecked Sendable {
 
     /// A subscriber left: if it was the last (and without `--always`), stop sampling and publish `.idle`.
     ///
-    /// Returns promptly: stopping cancels a pending buffer read or poll, and the sensor thread then ends.
+    /// Returns promptly: stopping cancels a pending buffer read or poll, and the sensor thread then ends; the trim
+    /// that gives back what capturing touched runs on a thread of its own.
     func subscriberRemoved() {
         let last = subscribers.withLock { n -> Bool in
             guard n > 0 else { return false }
@@ -99,16 +102,31 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         let end = MonotonicClock.now()
         Log.debug("no client is connected: sampling stopped in \(Int(((end - begin) * 1000).rounded())) ms")
         runner?.setSensor(.idle, time: end)
-        trim.finish()
-        // Idle, the service waits for a client with nothing running: what capturing touched can go.
-        let released = ResidentTrim.trim()
-        Log.debug("gave back \(released) kB of pages the capture touched")
+        // Idle, the service waits for a client with nothing running: what capturing touched can go. On a thread
+        // of its own, as the start-up trim: this is the socket server's thread, and a trim reads all of
+        // /proc/self/smaps, which can take long enough to keep the next client waiting.
+        let startUp = trim.take()
+        let previous = idleTrim.withLock { thread -> ServiceThread? in
+            defer { thread = nil }
+            return thread
+        }
+        let next = ServiceThread {
+            startUp?.join()
+            previous?.join()
+            let released = ResidentTrim.trim()
+            Log.debug("gave back \(released) kB of pages the capture touched")
+        }
+        idleTrim.withLock { $0 = next }
     }
 
-    /// Stops sampling whatever the subscriber count.
+    /// Stops sampling whatever the subscriber count, and waits for the trims still running.
     func stop() {
         source.stop()
-        trim.finish()
+        trim.take()?.join()
+        idleTrim.withLock { thread -> ServiceThread? in
+            defer { thread = nil }
+            return thread
+        }?.join()
     }
 
     /// Trims the resident set (`ResidentTrim`) once the service is ready, if nobody is subscribed: start-up is
@@ -167,7 +185,7 @@ final class LiveInput: InputFeed, @unchecked Sendable {
     /// /proc/self/smaps, which on a loaded machine can take longer than `maxGap`; on the sensor thread, the
     /// part would go unread that long, and the engine would start afresh after the gap.
     ///
-    /// `check` is called only on the sensor thread; `finish` once that thread has ended. A finished trim costs
+    /// `check` is called only on the sensor thread; `take` once that thread has ended. A finished trim costs
     /// one comparison per sample.
     private final class TrimAfterStart: @unchecked Sendable {
         static let delay = 3.0
@@ -189,10 +207,10 @@ final class LiveInput: InputFeed, @unchecked Sendable {
             }
         }
 
-        /// Waits for a trim that is still running.
-        func finish() {
-            thread?.join()
-            thread = nil
+        /// The trim's thread, if it has not been taken yet, for the caller to join.
+        func take() -> ServiceThread? {
+            defer { thread = nil }
+            return thread
         }
     }
 
