@@ -373,8 +373,7 @@ final class SensorCapture {
             case .skipped:
                 continue
             case .sample(let sample):
-                if let pose = lastAcceleration, pose.length > 0,
-                   (sample.acceleration - pose).length <= SensorCapture.movedDeparture * pose.length { continue }
+                if !departs(sample) { continue }
                 deliver(sample)
                 if source.stopRequested { return .ended(.stopped) }
                 SensorLog.write(.debug, "\(accel.id): the device moves: reading it at \(rate) Hz")
@@ -435,6 +434,12 @@ final class SensorCapture {
     /// How far a safety read must find the device from where it was when the event was armed to count as moved:
     /// the sampling policy's widest still band (a relative distance of 0.1, about 6°).
     static let movedDeparture = 0.1
+
+    /// Whether `sample` finds the device more than `movedDeparture` from the last pose delivered (always, with none).
+    private func departs(_ sample: Sample) -> Bool {
+        guard let pose = lastAcceleration, pose.length > 0 else { return true }
+        return (sample.acceleration - pose).length > SensorCapture.movedDeparture * pose.length
+    }
 
     /// Whether one raw read, of the axis that tells most about a turn from where the device was (the sensor axis
     /// behind the larger of the device's x and y components of gravity; behind z when the device lies flat,
@@ -520,8 +525,7 @@ final class SensorCapture {
                 case .skipped: continue
                 case .sample(let s): sample = s
                 }
-                if let pose = lastAcceleration, pose.length > 0,
-                   (sample.acceleration - pose).length <= SensorCapture.movedDeparture * pose.length { continue }
+                if !departs(sample) { continue }
                 deliver(sample)
                 if source.stopRequested { return .ended(.stopped) }
                 if source.motionEventsWork(part) == true {
