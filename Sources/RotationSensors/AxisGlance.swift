@@ -1,0 +1,35 @@
+import RotationEngine
+
+/// The still mode of a polled part whose raw reads sleep in the driver: one axis read once every read interval
+/// instead of three, so each read costs a wake-up for the timer and one for the driver's sleep.
+///
+/// A glance that finds the device where it was delivers nothing (as while watching for motion: the policy stays
+/// at the still pace without it); one that does not is followed by a full read, delivered when it finds the
+/// device moved (`CapturedPart.movedDeparture`), which ends the still pace. Owned by the sensor thread.
+struct AxisGlance {
+    let part: CapturedPart
+
+    /// Glances until the device moves or the capture ends.
+    func watchWhileStill() -> SensorCapture.StillEnd {
+        let accel = part.accel, source = part.source
+        SensorLog.write(.debug, "\(accel.id): the device is still: reading one axis every \(source.readInterval) s (a raw read sleeps in the driver)")
+        var next = MonotonicClock.now()
+        while true {
+            next = max(next + source.readInterval, MonotonicClock.now())
+            if !source.wait(until: next) { return .ended(.stopped) }
+            if part.glance() { continue }
+            switch part.takePolled() {
+            case .failed(let error):
+                return .ended(.failed(error))
+            case .skipped:
+                continue
+            case .sample(let sample):
+                if !part.departs(sample) { continue }
+                part.deliver(sample)
+                if source.stopRequested { return .ended(.stopped) }
+                SensorLog.write(.debug, "\(accel.id): the device moves: reading it at \(part.rate) Hz")
+                return .moved
+            }
+        }
+    }
+}

@@ -1,0 +1,254 @@
+import Glibc
+import CIIO
+import RotationEngine
+
+/// Reads the buffers of `BufferedCapture` at one pace: batches decoded into samples, each accelerometer sample
+/// paired with the separate gyroscope's reading that covers it, and delivered in time order.
+///
+/// The separate gyroscope's readings of the last second (`rates`) and where they last matched (`anchor`) are kept
+/// across changes of pace. Owned by the sensor thread.
+final class BatchReader {
+    /// The buffers open at one pace.
+    struct Streams {
+        var accel: BufferStream
+        var gyro: BufferStream?
+    }
+
+    /// How far the accelerometer's direction may have moved from where a gyroscope reading last matched for the
+    /// latest reading to stand in for a missing one: farther than a still part's noise.
+    static let standInAngle = 5.0
+
+    private let part: CapturedPart
+    /// The separate gyroscope's readings of the last second, kept across changes of pace: reopened at the still
+    /// pace, its first batch takes a wake-up to fill, and until then the last readings stand in.
+    private var rates: [(time: Double, rate: Vector3)] = []
+    /// The accelerometer's reading when one last matched a gyroscope reading.
+    private var anchor: Vector3?
+
+    // One pace's reading (`read`).
+    private var pace = BufferedCapture.Pace(hz: 1, batch: 1)
+    private var still = false
+    private var gyroStream: BufferStream?
+    private var pending: [Sample] = []
+    private var delivered = false
+    private var lastAccel = 0.0
+    private var lastGyro = 0.0
+    private var silence = 0.0
+    private var gyroWait = 0.0
+
+    init(part: CapturedPart) {
+        self.part = part
+    }
+
+    /// One raw read while the event is armed and the buffer is off, with the gyroscope's latest reading standing
+    /// in for a separate gyroscope's, as at the still pace.
+    func takeOne() -> CapturedPart.Taken {
+        part.takeRaw { [self] acceleration in
+            if let gyro = part.gyro, part.gyroOnAccelDevice {
+                if case .value(let g) = part.readRaw(gyro, part.gyroPaths) { return gyro.calibration.apply(raw: g) }
+            } else if part.gyro != nil, let anchor, let last = rates.last,
+                      BatchReader.within(BatchReader.standInAngle, anchor, acceleration) {
+                return last.rate
+            }
+            return nil
+        }
+    }
+
+    /// Reads batches until the capture ends (the outcome) or the sampling policy changes pace, or the full rate
+    /// held after a motion event (`holdUntil`) ends (nil: the caller reconfigures the part and calls again).
+    /// Accelerometer samples wait for the separate gyroscope's batch that covers them, for at most one of its
+    /// batch periods and two sample periods past their own time; a separate gyroscope without a buffer
+    /// (`gyroPolled`) is read once a batch.
+    func read(_ streams: Streams, pace: BufferedCapture.Pace, still: Bool, first: Bool, gyroPolled: Bool,
+              holdUntil: Double) -> SensorCapture.Outcome? {
+        let source = part.source
+        begin(streams, pace: pace, still: still, first: first)
+        // The buffers are released when the caller lets go of `streams`: none may stay held here.
+        defer { gyroStream = nil }
+        while true {
+            if source.stopRequested { return .stopped }
+            let ready = waitForBatch(streams.accel)
+            if source.stopRequested { return .stopped }
+            if ready.accel {
+                switch refill(streams.accel) {
+                case .failure(let outcome): return outcome
+                case .success(let bytes):
+                    lastAccel = MonotonicClock.now()
+                    delivered = true
+                    decodeAccel(streams.accel, bytes: bytes)
+                }
+            }
+            if let g = gyroStream, ready.gyro || still && ready.accel { drainGyro(g) }
+            let now = MonotonicClock.now()
+            if let outcome = checkSilence(now) { return outcome }
+            if let outcome = deliverPending(now, gyroPolled: gyroPolled) { return outcome }
+            if let cut = rates.firstIndex(where: { $0.time >= now - 1 }), cut > 0 { rates.removeFirst(cut) }
+            if (source.readInterval > 0 && now >= holdUntil) != still { return nil }
+        }
+    }
+
+    /// Sets up one pace's reading.
+    private func begin(_ streams: Streams, pace: BufferedCapture.Pace, still: Bool, first: Bool) {
+        self.pace = pace
+        self.still = still
+        let batchPeriod = Double(pace.batch) / pace.hz
+        silence = max(part.source.configuration.bufferSilence, 2 * batchPeriod)
+        // How long past its own time a sample waits for the gyroscope's covering reading: one gyroscope batch
+        // and two sample periods of slack.
+        let gyroHz = BufferedCapture.gyroRate(part, pace)
+        gyroWait = (streams.gyro.map { Double($0.batch) / gyroHz } ?? 0) + 2 / pace.hz
+        gyroStream = streams.gyro
+        pending = []
+        delivered = !first
+        lastAccel = MonotonicClock.now()
+        lastGyro = lastAccel
+        part.ctx.setTimeout(milliseconds: UInt32(silence * 1000))
+    }
+
+    /// Sleeps until a buffer holds a batch, a sample has waited long enough for the gyroscope, the silence runs
+    /// out, or a stop; says which buffers are readable.
+    private func waitForBatch(_ accel: BufferStream) -> (accel: Bool, gyro: Bool) {
+        // While still, a separate gyroscope does not wake the thread: its buffer is drained with the
+        // accelerometer's batches, and the samples go out without waiting for it.
+        var fds = [pollfd(fd: accel.fd, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: still ? -1 : gyroStream?.fd ?? -1, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: part.source.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+        let now = MonotonicClock.now()
+        var wait = lastAccel + silence - now
+        if let first = pending.first { wait = min(wait, first.time + gyroWait - now) }
+        _ = poll(&fds, 3, Int32(max(0, wait * 1000).rounded(.up)))
+        return (fds[0].revents != 0, fds[1].revents != 0)
+    }
+
+    /// Everything waiting in the separate gyroscope's buffer, a batch at a time (the buffer does not block).
+    private func drainGyro(_ g: BufferStream) {
+        while true {
+            switch refill(g) {
+            case .failure:
+                gyroStream = nil
+                return
+            case .success(let bytes):
+                guard bytes > 0 else { return }
+                lastGyro = MonotonicClock.now()
+                decodeGyro(g, bytes: bytes)
+            }
+        }
+    }
+
+    /// A buffer silent for longer than `silence`: the accelerometer's ends the buffered capture (polling
+    /// instead; if that fails too, the sensor is lost), a separate gyroscope's is dropped.
+    private func checkSilence(_ now: Double) -> SensorCapture.Outcome? {
+        let id = part.accel.id
+        if now - lastAccel > silence {
+            if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
+            // A silent buffer, from the start or later on (a stuck trigger, a driver that stops streaming).
+            let what = delivered ? "went silent for" : "delivered nothing within"
+            part.interruptUnheard = !delivered
+            SensorLog.once(.warning, "\(id): the buffer \(what) \(Int((silence * 1000).rounded())) ms; polling in_accel_*_raw at \(part.rate) Hz instead")
+            return .fallBack
+        }
+        if let g = gyroStream, now - lastGyro > silence {
+            SensorLog.once(.warning, "\(g.id): the gyroscope's buffer \(lastGyro > lastAccel - silence ? "went silent" : "delivered nothing") for \(Int((silence * 1000).rounded())) ms; rotations are decided from the accelerometer alone")
+            gyroStream = nil
+            part.gyro = nil
+        }
+        return nil
+    }
+
+    /// Delivers in time order: a sample once the gyroscope's readings have reached it, or once it has waited
+    /// `gyroWait` for them; `.stopped` when a stop came meanwhile.
+    private func deliverPending(_ now: Double, gyroPolled: Bool) -> SensorCapture.Outcome? {
+        let period = 1 / pace.hz
+        let separate = part.gyro != nil && !part.gyroOnAccelDevice
+        let covered = gyroStream == nil || still ? Double.infinity : (rates.last?.time ?? -.infinity) + period / 2
+        // A separate gyroscope without a buffer of its own is read once a batch.
+        let polled = separate && gyroPolled && !pending.isEmpty ? part.polledGyro() : nil
+        var sent = 0
+        defer { pending.removeFirst(sent) }
+        for sample in pending {
+            guard sample.time <= covered || now - sample.time > gyroWait else { break }
+            var s = sample
+            if separate {
+                if gyroPolled {
+                    s.angularVelocity = polled
+                } else if gyroStream != nil {
+                    s.angularVelocity = standIn(for: s, within: 2 * period)
+                }
+            }
+            part.deliver(s)
+            sent += 1
+            if part.source.stopRequested { return .stopped }
+        }
+        return nil
+    }
+
+    /// The separate gyroscope's reading for `s`: the one nearest its time within `window`.
+    ///
+    /// While still, a sample can go out before the gyroscope's batch that covers it (and the first batch after a
+    /// change of pace takes a wake-up to fill). The latest reading stands in while the accelerometer shows the
+    /// device where it was when a reading last matched: without one the engine would fall back to the
+    /// accelerometer alone, and back, at every batch; past that point the device may be turning, and a rate from
+    /// before the turn must not say it is not.
+    private func standIn(for s: Sample, within window: Double) -> Vector3? {
+        if let rate = BatchReader.rate(at: s.time, in: rates, within: window) {
+            anchor = s.acceleration
+            return rate
+        }
+        if still, let anchor, let last = rates.last, BatchReader.within(BatchReader.standInAngle, anchor, s.acceleration) {
+            return last.rate
+        }
+        return nil
+    }
+
+    /// Whether directions `a` and `b` lie within `degrees` of each other.
+    static func within(_ degrees: Double, _ a: Vector3, _ b: Vector3) -> Bool {
+        let lengths = a.length * b.length
+        return lengths > 0 && a.dot(b) >= lengths * Angles.cosDegrees(degrees)
+    }
+
+    /// The gyroscope reading nearest `time` among `rates` (in time order), if one lies within `window`.
+    private static func rate(at time: Double, in rates: [(time: Double, rate: Vector3)], within window: Double) -> Vector3? {
+        var best: (Double, Vector3)?
+        for r in rates.reversed() {
+            let d = abs(r.time - time)
+            if d <= window, best.map({ d < $0.0 }) ?? true { best = (d, r.rate) }
+            if r.time < time - window { break }
+        }
+        return best?.1
+    }
+
+    /// One refill: the bytes read, or how the capture ends.
+    private func refill(_ stream: BufferStream) -> Result<Int, SensorCapture.Outcome> {
+        let source = part.source
+        source.setActiveBuffer(stream.buffer)
+        let n = stream.refill()
+        source.setActiveBuffer(nil)
+        if source.stopRequested { return .failure(.stopped) }
+        guard n < 0 else { return .success(n) }
+        let e = Int32(-n)
+        if !IIOContext.isPresent(stream.id) { return .failure(.failed(.gone(device: stream.id))) }
+        if e == ETIMEDOUT || e == EAGAIN { return .success(0) }
+        return .failure(.failed(.buffer(device: stream.id, operation: "read", errno: e)))
+    }
+
+    private func decodeAccel(_ stream: BufferStream, bytes: Int) {
+        let times = stream.times(bytes: bytes, hz: pace.hz, now: MonotonicClock.now())
+        let imu = part.gyroOnAccelDevice ? part.gyro : nil
+        let calibration = part.accel.calibration
+        stream.forEachScan(bytes: bytes) { i, _, v, _ in
+            let raw = Vector3(v[0], v[1], v[2])
+            part.lastRaw = raw
+            var sample = Sample(time: part.nextTime(times[i]), acceleration: calibration.apply(raw: raw))
+            if let imu, v.count >= 6 { sample.angularVelocity = imu.calibration.apply(raw: Vector3(v[3], v[4], v[5])) }
+            pending.append(sample)
+        }
+    }
+
+    private func decodeGyro(_ stream: BufferStream, bytes: Int) {
+        guard let gyro = part.gyro else { return }
+        let times = stream.times(bytes: bytes, hz: BufferedCapture.gyroRate(part, pace), now: MonotonicClock.now())
+        stream.forEachScan(bytes: bytes) { i, _, v, _ in
+            rates.append((times[i], gyro.calibration.apply(raw: Vector3(v[0], v[1], v[2]))))
+        }
+    }
+}

@@ -1,0 +1,253 @@
+import Glibc
+import CIIO
+import RotationEngine
+
+/// The opened accelerometer (and gyroscope) of one capture, and what every capture mode does with it: raw reads,
+/// sampling frequencies, and handing samples to the source.
+///
+/// The modes (`PolledCapture`, `BufferedCapture`, and while still `EventWatch` and `AxisGlance`) share one, so
+/// that where the device was last found, what was written to it (`settings`) and what was learned of it carry
+/// over from one mode to the next. Owned by the sensor thread.
+final class CapturedPart {
+    /// One raw reading of three channels.
+    enum Reading {
+        case value(Vector3)
+        case skipped
+        case failed(SensorError)
+    }
+
+    /// One sample of the accelerometer (and a polled gyroscope), not delivered yet.
+    enum Taken {
+        case sample(Sample)
+        case skipped
+        case failed(SensorError)
+    }
+
+    /// A gyroscope whose raw reads take longer than this share of a sample period is not polled: its reads
+    /// would hold back the accelerometer's.
+    static let slowReadShare = 0.25
+
+    /// How far a read must find the device from the last pose delivered to count as moved: the sampling
+    /// policy's widest still band (a relative distance of 0.1, about 6°).
+    static let movedDeparture = 0.1
+
+    /// A raw read that takes longer than this slept in the driver: some power the part up for each raw read and
+    /// wait for a sample (st_lsm6dsx, a sample period).
+    static let slowRawRead = 0.01
+
+    let source: SensorSource
+    let ctx: IIOContext
+    let dev: OpaquePointer
+    let accel: SensorDescription
+    let accelFiles: DeviceFiles
+    /// The gyroscope fused, until it is found unusable.
+    var gyro: SensorDescription?
+    let gyroDev: OpaquePointer?
+    let gyroFiles: DeviceFiles?
+    let accelChannels: [OpaquePointer]
+    let gyroChannels: [OpaquePointer]
+    let accelPaths: [String]
+    let gyroPaths: [String]
+    /// Every attribute written, put back when the capture ends.
+    let settings: PartSettings
+    /// The time of the last sample delivered.
+    private(set) var lastTime = -Double.infinity
+    /// The acceleration of the last sample delivered: where the device was when the event was armed.
+    private(set) var lastAcceleration: Vector3?
+    /// The raw counts of the accelerometer's last reading.
+    var lastRaw: Vector3?
+    /// The accelerometer's sampling frequency while it is polled, when raised because its raw reads sleep in the
+    /// driver for a few sample periods (`PolledCapture.quickenRawReads`); nil when it is the chosen one.
+    var polledHz: Double?
+    /// Whether the accelerometer's buffer delivered nothing at all before the capture fell back to polling: its
+    /// interrupt line does not reach the host, and the motion event would come on that line.
+    var interruptUnheard = false
+
+    init(source: SensorSource, context: IIOContext, device: OpaquePointer, accelerometer: SensorDescription,
+         gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?, settings: PartSettings) {
+        self.source = source
+        self.ctx = context
+        self.dev = device
+        self.accel = accelerometer
+        self.accelFiles = DeviceFiles(id: accelerometer.id)
+        self.gyro = gyroscopeDevice == nil ? nil : gyroscope
+        self.gyroDev = gyroscopeDevice
+        self.gyroFiles = gyroscope.flatMap { g in g.id == accelerometer.id ? nil : DeviceFiles(id: g.id) }
+        self.settings = settings
+        let accelChannels = ["x", "y", "z"].compactMap { IIOContext.inputChannel(device, "accel_\($0)") }
+        var gyroChannels: [OpaquePointer] = []
+        if let gd = gyroscopeDevice {
+            gyroChannels = ["x", "y", "z"].compactMap { IIOContext.inputChannel(gd, "anglvel_\($0)") }
+        }
+        self.accelChannels = accelChannels
+        self.gyroChannels = gyroChannels
+        accelPaths = CapturedPart.rawPaths(accelerometer.id, "accel", accelChannels)
+        gyroPaths = gyroscope.map { CapturedPart.rawPaths($0.id, "anglvel", gyroChannels) } ?? []
+    }
+
+    /// The configured sample rate.
+    var rate: Double { source.configuration.rate }
+    /// Whether the gyroscope's channels are the accelerometer's device's (an IMU).
+    var gyroOnAccelDevice: Bool { gyro?.id == accel.id }
+    /// The part, as what is known of its events across captures is filed: "iio:device0 BMA250E".
+    var part: String { "\(accel.id) \(accel.name)" }
+
+    // MARK: Sampling frequencies
+
+    /// Sets the accelerometer's sampling frequency (and a rate its driver requires to match) and the separate
+    /// gyroscope's to the choices nearest `hz` from above.
+    func setFrequencies(_ hz: Double) {
+        if let plan = accel.frequency { setAccelFrequency(plan.value(atLeast: hz)) }
+        if let gyro, let gyroDev, !gyroOnAccelDevice, let plan = gyro.frequency {
+            settings.write(gyroDev, gyro.id, plan.attribute, FrequencyPlan.text(plan.value(atLeast: hz)),
+                           purpose: "keeping the driver's sampling frequency")
+        }
+    }
+
+    /// Writes `hz`, one of the driver's choices, as the accelerometer's sampling frequency (and to the rates its
+    /// driver requires to match); false when the driver refused it.
+    @discardableResult
+    func setAccelFrequency(_ hz: Double) -> Bool {
+        guard let plan = accel.frequency else { return false }
+        let text = FrequencyPlan.text(hz)
+        var taken = true
+        for file in [plan.attribute] + plan.linked {
+            taken = settings.write(dev, accel.id, file, text, purpose: "keeping the driver's sampling frequency") && taken
+        }
+        return taken
+    }
+
+    /// Puts the sampling frequencies back to the full rate's after watching for motion, the accelerometer's to
+    /// the one it is polled at (`polledHz`).
+    func resumeFrequencies() {
+        setFrequencies(accel.frequency?.chosen ?? rate)
+        if let polledHz { setAccelFrequency(polledHz) }
+    }
+
+    // MARK: Raw reads
+
+    /// Reads `in_<type>_<axis>_raw` of three channels, from their precomputed sysfs paths.
+    func readRaw(_ sensor: SensorDescription, _ paths: [String]) -> Reading {
+        var v = [0.0, 0.0, 0.0]
+        for (i, path) in paths.enumerated() {
+            switch SysfsNumber.read(path) {
+            case .success(let n):
+                if i < 3 { v[i] = n }
+            case .failure(.system(let e)):
+                return refusedRead(sensor, path, e)
+            case .failure(.garbage(let text)):
+                let err = SensorError.badValue(path: path, value: String(text.trimmedSysfs), expected: "a number")
+                SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
+                return .skipped
+            }
+        }
+        return .value(Vector3(v[0], v[1], v[2]))
+    }
+
+    /// What a raw read that failed with `e` means: the device went away, a refusal that ends the capture, or a
+    /// sample to skip.
+    private func refusedRead(_ sensor: SensorDescription, _ path: String, _ e: Int32) -> Reading {
+        if !IIOContext.isPresent(sensor.id) { return .failed(.gone(device: sensor.id)) }
+        if e == EACCES || e == EPERM {
+            return .failed(.io(SystemError(operation: "read", path: path, errno: e, fix: SensorError.sysfsFix(e))))
+        }
+        if e == EBUSY {
+            return .failed(.io(SystemError(operation: "read", path: path, errno: e,
+                                           fix: "the device's buffer is running, so another program is capturing from it (is iio-sensor-proxy running?); stop that program")))
+        }
+        let err = SystemError(operation: "read", path: path, errno: e, fix: nil)
+        SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
+        return .skipped
+    }
+
+    /// The sysfs paths of the `raw` attributes of three channels.
+    private static func rawPaths(_ id: String, _ prefix: String, _ channels: [OpaquePointer]) -> [String] {
+        channels.enumerated().map { i, ch in
+            SensorError.sysfsPath(id, IIOContext.channelAttributeFile(ch, "raw") ?? "in_\(prefix)_\(["x", "y", "z"][i])_raw")
+        }
+    }
+
+    /// The gyroscope's current reading, or nil.
+    func polledGyro() -> Vector3? {
+        guard let gyro, !gyroChannels.isEmpty else { return nil }
+        if case .value(let raw) = readRaw(gyro, gyroPaths) { return gyro.calibration.apply(raw: raw) }
+        return nil
+    }
+
+    /// Times one raw read of the gyroscope; a gyroscope that takes more than `slowReadShare` of a sample period
+    /// is dropped (logged once): rotations are then decided from the accelerometer alone, at its full rate.
+    ///
+    /// Some drivers power the part up for each raw read and wait for it to settle (st_lsm6dsx sleeps three to
+    /// four sample periods, st_accel two per axis) or ask a sensor hub (hid-sensor); read through a buffer,
+    /// the same parts cost nothing per sample.
+    func keepPolledGyroIfFast() {
+        guard let gyro, !gyroChannels.isEmpty else { return }
+        let begin = MonotonicClock.now()
+        _ = readRaw(gyro, gyroPaths)
+        let took = MonotonicClock.now() - begin
+        let period = 1 / rate
+        guard took > CapturedPart.slowReadShare * period else { return }
+        SensorLog.once(.warning, "\(gyro.id) (\(gyro.name)): one read of in_anglvel_*_raw takes \(Int((took * 1000).rounded())) ms, \(ScaleDiagnosis.format(took / period)) sample periods at \(FrequencyPlan.text(rate)) Hz, and the driver offers no buffer to read it through; rotations are decided from the accelerometer alone, which only makes some turns slower to report")
+        self.gyro = nil
+    }
+
+    /// Reads the accelerometer (and a polled gyroscope) once.
+    func takePolled() -> Taken {
+        takeRaw { _ in self.polledGyro() }
+    }
+
+    /// Reads the accelerometer's raw attributes once, with the angular velocity `rate` gives for its reading.
+    func takeRaw(_ rate: (_ acceleration: Vector3) -> Vector3?) -> Taken {
+        switch readRaw(accel, accelPaths) {
+        case .failed(let error):
+            return .failed(error)
+        case .skipped:
+            return .skipped
+        case .value(let raw):
+            lastRaw = raw
+            var sample = Sample(time: max(MonotonicClock.now(), lastTime), acceleration: accel.calibration.apply(raw: raw))
+            sample.angularVelocity = rate(sample.acceleration)
+            return .sample(sample)
+        }
+    }
+
+    // MARK: Delivery
+
+    /// Hands one sample to the source, remembering where it found the device.
+    func deliver(_ sample: Sample) {
+        lastTime = max(lastTime, sample.time)
+        lastAcceleration = sample.acceleration
+        source.deliver(sample)
+    }
+
+    /// A buffered sample's time, never before the last one taken; becomes the last one.
+    func nextTime(_ time: Double) -> Double {
+        lastTime = max(time, lastTime)
+        return lastTime
+    }
+
+    /// Whether `sample` finds the device more than `movedDeparture` from the last pose delivered (always, with none).
+    func departs(_ sample: Sample) -> Bool {
+        guard let pose = lastAcceleration, pose.length > 0 else { return true }
+        return (sample.acceleration - pose).length > CapturedPart.movedDeparture * pose.length
+    }
+
+    /// Whether one raw read, of the axis that tells most about a turn from where the device was (the sensor axis
+    /// behind the larger of the device's x and y components of gravity; behind z when the device lies flat,
+    /// where only lifting it matters), finds it unmoved (`movedDeparture`). A quarter turn takes that component
+    /// to nearly 0, a half turn reverses it. One read instead of three: some drivers sleep for each.
+    func glance() -> Bool {
+        guard let raw = lastRaw else { return false }
+        let c = accel.calibration
+        let pose = c.apply(raw: raw)
+        let g = pose.length
+        guard g > 0 else { return false }
+        let row = (pose.x * pose.x + pose.y * pose.y).squareRoot() >= 0.5 * g
+            ? (abs(pose.x) >= abs(pose.y) ? c.matrix.row0 : c.matrix.row1) : c.matrix.row2
+        let weights = [row.x * c.scale.x, row.y * c.scale.y, row.z * c.scale.z]
+        let axis = weights.indices.max { abs(weights[$0]) < abs(weights[$1]) }!
+        guard axis < accelPaths.count, case .success(let now) = SysfsNumber.read(accelPaths[axis]) else { return false }
+        let before = [raw.x, raw.y, raw.z][axis]
+        return abs((now - before) * weights[axis]) <= CapturedPart.movedDeparture * g
+    }
+}

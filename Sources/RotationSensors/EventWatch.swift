@@ -1,0 +1,146 @@
+import Glibc
+import CIIO
+import RotationEngine
+
+/// The still mode of a part whose driver offers a motion event: the event armed, the capture asleep on its
+/// descriptor, and the part read once every safety interval in case an event was lost.
+///
+/// Set up the first time the device is still (`MotionWatch` holds the descriptor for the rest of the capture);
+/// a part whose driver offers no event, whose events were found not to arrive, or whose events cannot work
+/// (each logged once) has none, and is read at the still pace instead. Owned by the sensor thread.
+final class EventWatch {
+    private let part: CapturedPart
+    /// The motion event, once set up; nil when the part has none that can work.
+    private var watch: MotionWatch?
+    private var checked = false
+    /// How long the motion event sleeps between safety reads: `motionSafetyInterval`, longer for a part whose
+    /// raw reads sleep in the driver (`CapturedPart.slowRawRead`).
+    private var safetyInterval: Double?
+
+    init(part: CapturedPart) {
+        self.part = part
+    }
+
+    /// Writes 0 to the event's enables, if armed: first, when the capture ends, as a driver that refuses
+    /// threshold writes while its event is enabled would refuse putting the threshold back.
+    func disarm() {
+        watch?.disarm()
+        watch = nil
+    }
+
+    /// The motion event, set up the first time the device is still: nil when the driver offers none
+    /// (`MotionEventDriver.matching`), when its events were found not to arrive, or when they cannot work (each
+    /// logged once).
+    private func motionWatch() -> MotionWatch? {
+        if checked { return watch }
+        checked = true
+        let accel = part.accel, files = part.accelFiles
+        guard let driver = MotionEventDriver.matching(files), part.source.motionEventsWork(part.part) != false else { return nil }
+        // The drivers in the table register their trigger (st_lsm6dsx its buffer) only with an interrupt line,
+        // and raise their motion event on the same line: without one, the enable is taken and nothing fires.
+        guard accel.capture == .buffered else {
+            SensorLog.once(.info, "\(accel.id) (\(accel.name)): not watching for motion with its \(driver.driver) event (\(files.path("events/" + driver.enable[0]))): the driver registered no trigger or buffer for it, which it does only when the part's interrupt line is wired up, and the event needs that line too; reading it at the still pace while still")
+            return nil
+        }
+        // A buffer whose trigger never fired: the driver has an interrupt, but the board does not wire the pin
+        // the driver routes it to (bmc150 on boards that wire INT2), and the event is raised on that pin too.
+        guard !part.interruptUnheard else {
+            SensorLog.once(.info, "\(accel.id) (\(accel.name)): not watching for motion with its \(driver.driver) event (\(files.path("events/" + driver.enable[0]))): its buffer's trigger never fired, so its interrupt does not reach the host, and the event would come the same way; reading it at the still pace while still")
+            return nil
+        }
+        do {
+            let stream = try MotionEventStream(device: accel.id)
+            watch = MotionWatch(driver: driver, stream: stream, device: part.dev, id: accel.id, settings: part.settings)
+        } catch {
+            SensorLog.once(error.isPermission ? .error : .warning, "\(error); reading \(accel.id) at the still pace while still instead of watching for motion with its \(driver.driver) event")
+        }
+        return watch
+    }
+
+    /// Arms the event at `motionSampleRate`; false (the event dropped, logged once) when it cannot be.
+    private func arm(_ watch: MotionWatch) -> Bool {
+        let c = part.source.configuration, accel = part.accel, files = part.accelFiles
+        let full = accel.frequency?.chosen ?? part.rate
+        let hz = min(full, accel.frequency?.value(atLeast: c.motionSampleRate) ?? full)
+        let bits = files.read("scan_elements/in_accel_x_type").flatMap { ScanFormat(parsing: $0) }?.bits
+        var step: Double?
+        if case .counts(let file?, _) = watch.driver.unit { step = files.read("events/" + file).flatMap { Double($0) } }
+        guard let threshold = watch.driver.threshold(perSecond: c.motionRate, hz: hz, scale: accel.calibration.scale.x,
+                                                     bits: bits, step: step) else {
+            SensorLog.once(.warning, "\(accel.id) (\(accel.name)): the resolution of its readings is unknown (\(files.path("scan_elements/in_accel_x_type")) does not say), and its \(watch.driver.driver) motion threshold counts a share of the full scale; reading it at the still pace while still")
+            disarm()
+            return false
+        }
+        part.setFrequencies(hz)
+        guard watch.arm(threshold: threshold) else {
+            disarm()
+            part.resumeFrequencies()
+            return false
+        }
+        SensorLog.write(.debug, "\(accel.id): the device is still: watching for motion with its \(watch.driver.driver) event (threshold \(threshold) at \(FrequencyPlan.text(hz)) Hz), reading it every \(FrequencyPlan.text(safetyInterval ?? c.motionSafetyInterval)) s in case an event is lost")
+        return true
+    }
+
+    /// While the sampling policy says still: arms the part's motion event and sleeps on it, reading the part once
+    /// every `motionSafetyInterval` with `takeOne` in case an event was lost (`safetyRead`).
+    func watchWhileStill(takeOne: () -> CapturedPart.Taken) -> SensorCapture.StillEnd {
+        guard let watch = motionWatch(), arm(watch) else { return .unavailable }
+        defer { watch.disarm() }
+        let accel = part.accel, source = part.source
+        while true {
+            switch watch.wait(seconds: safetyInterval ?? source.configuration.motionSafetyInterval, wake: source.wakeDescriptor) {
+            case .stopped:
+                return .ended(.stopped)
+            case .motion:
+                source.setMotionEventsWork(part.part, true)
+                SensorLog.write(.debug, "\(accel.id): the part reported motion: reading it at \(FrequencyPlan.text(part.rate)) Hz")
+                return .moved
+            case .failed(let error):
+                if !IIOContext.isPresent(accel.id) { return .ended(.failed(.gone(device: accel.id))) }
+                SensorLog.once(.warning, "\(error); reading \(accel.id) at the still pace while still instead of watching for motion")
+                disarm()
+                part.resumeFrequencies()
+                return .unavailable
+            case .timeout:
+                if let end = safetyRead(watch, takeOne: takeOne) { return end }
+            }
+        }
+    }
+
+    /// One safety read: nil when it finds the device where it was (not delivered: the engine would take the gap
+    /// before it for a restart, and the policy would ask for the full rate). One that finds it moved
+    /// (`movedDeparture`) without an event is delivered and ends the watch like an event; if no event has ever
+    /// arrived from the part, its events do not work, and it is read at the still pace from then on (logged once).
+    private func safetyRead(_ watch: MotionWatch, takeOne: () -> CapturedPart.Taken) -> SensorCapture.StillEnd? {
+        let accel = part.accel, source = part.source
+        let begin = MonotonicClock.now()
+        let unmoved = part.glance()
+        if safetyInterval == nil {
+            let slow = MonotonicClock.now() - begin > CapturedPart.slowRawRead
+            // Such a part is read three times less often (every 30 s), so that its safety reads cost no more
+            // wake-ups than another's.
+            safetyInterval = source.configuration.motionSafetyInterval * (slow ? 3 : 1)
+            if slow {
+                SensorLog.write(.debug, "\(accel.id): a raw read sleeps in the driver: reading it every \(FrequencyPlan.text(safetyInterval!)) s while watching for motion")
+            }
+        }
+        if unmoved { return nil }
+        let sample: Sample
+        switch takeOne() {
+        case .failed(let error): return .ended(.failed(error))
+        case .skipped: return nil
+        case .sample(let s): sample = s
+        }
+        if !part.departs(sample) { return nil }
+        part.deliver(sample)
+        if source.stopRequested { return .ended(.stopped) }
+        if source.motionEventsWork(part.part) == true {
+            SensorLog.write(.debug, "\(accel.id): the device moved and no motion event said so: an event was lost")
+        } else {
+            source.setMotionEventsWork(part.part, false)
+            SensorLog.once(.warning, "\(accel.id) (\(accel.name)): the device moved and its \(watch.driver.driver) motion event (\(part.accelFiles.path("events/" + watch.driver.enable[0]))) did not report it: no event has arrived from it since it was armed, so the part's interrupt line is probably not wired up; reading it at the still pace while still from now on")
+            disarm()
+        }
+        return .moved
+    }
+}
