@@ -81,7 +81,7 @@ final class BufferedCapture {
     /// is polled, where its raw reads are fast enough.
     private func prepareGyroscope() -> Bool {
         guard let gyro = part.gyro, let gyroDev = part.gyroDev, let files = part.gyroFiles else { return false }
-        let buffered = gyro.capture == .buffered && files.read("buffer/enable") != "1"
+        let buffered = gyro.plan.mode == .buffered && !PartSettings.bufferRuns(gyro.id)
             && attach(gyro.trigger, to: gyroDev, gyro.id, files: files)
         if !buffered { part.keepPolledGyroIfFast() }
         return buffered
@@ -126,6 +126,7 @@ final class BufferedCapture {
         let batch = pace.batch
         var channels = part.accelChannels
         if part.gyroOnAccelDevice, part.gyro != nil { channels += part.gyroChannels }
+        rememberBuffer(dev, accel.id, channels, timestamp: accel.hasTimestamp)
         let accelStream: BufferStream
         do {
             accelStream = try BufferStream(device: dev, files: part.accelFiles, channels: channels,
@@ -137,6 +138,7 @@ final class BufferedCapture {
         guard gyroBuffered, let gyro = part.gyro, let gyroDev = part.gyroDev, let gyroFiles = part.gyroFiles else {
             return .success(BatchReader.Streams(accel: accelStream, gyro: nil))
         }
+        rememberBuffer(gyroDev, gyro.id, part.gyroChannels, timestamp: gyro.hasTimestamp)
         do {
             // While still, the same time per batch as the accelerometer's: it is drained with the accelerometer's
             // batches. While the device moves, a third of it: an accelerometer sample waits for the gyroscope's
@@ -153,6 +155,14 @@ final class BufferedCapture {
             part.gyro = nil
             return .success(BatchReader.Streams(accel: accelStream, gyro: nil))
         }
+    }
+
+    /// Records the files libiio writes when it enables a buffer, before it does: the scan elements it enables and
+    /// the enable itself, so that they are put back, after a crash too (`SettingsJournal`).
+    private func rememberBuffer(_ device: OpaquePointer, _ id: String, _ channels: [OpaquePointer], timestamp: Bool) {
+        for ch in channels { part.settings.remember(device, id, "scan_elements/in_\(IIOContext.channelID(ch))_en") }
+        if timestamp { part.settings.remember(device, id, "scan_elements/in_timestamp_en") }
+        part.settings.remember(device, id, "buffer/enable")
     }
 
     /// What a refused buffer means: the device went away, permission (polling still works: raw attributes are

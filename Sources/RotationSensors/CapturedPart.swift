@@ -187,7 +187,7 @@ final class CapturedPart {
         let took = MonotonicClock.now() - begin
         let period = 1 / rate
         guard took > CapturedPart.slowReadShare * period else { return }
-        SensorLog.once(.warning, "\(gyro.id) (\(gyro.name)): one read of in_anglvel_*_raw takes \(Int((took * 1000).rounded())) ms, \(ScaleDiagnosis.format(took / period)) sample periods at \(FrequencyPlan.text(rate)) Hz, and the driver offers no buffer to read it through; rotations are decided from the accelerometer alone, which only makes some turns slower to report")
+        SensorLog.once(.warning, "\(gyro.id) (\(gyro.name)): one read of in_anglvel_*_raw takes \(Int((took * 1000).rounded())) ms, \(ScaleDiagnosis.format(took / period)) sample periods at \(FrequencyPlan.text(rate)) Hz, too slow to read beside the accelerometer's samples without a buffer; rotations are decided from the accelerometer alone, which only makes some turns slower to report")
         self.gyro = nil
     }
 

@@ -84,6 +84,8 @@ final class EventWatch {
     /// While the sampling policy says still: arms the part's motion event and sleeps on it, reading the part once
     /// every `motionSafetyInterval` with `takeOne` in case an event was lost (`safetyRead`).
     func watchWhileStill(takeOne: () -> CapturedPart.Taken) -> SensorCapture.StillEnd {
+        // Arming writes the device's event files: never while another program's buffer runs on it.
+        if PartSettings.bufferRuns(part.accel.id) { return .unavailable }
         guard let watch = motionWatch(), arm(watch) else { return .unavailable }
         defer { watch.disarm() }
         let accel = part.accel, source = part.source

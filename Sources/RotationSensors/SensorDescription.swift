@@ -22,7 +22,7 @@ public struct SensorDescription: Sendable, Hashable {
         case base
     }
 
-    /// How samples are taken.
+    /// How the driver lets samples be taken (what rotationd does is `plan`'s).
     public enum CaptureMode: String, Sendable, Hashable {
         /// Through the device's buffer (`/dev/iio:deviceN`), woken by the kernel.
         case buffered
@@ -64,6 +64,18 @@ public struct SensorDescription: Sendable, Hashable {
     /// The accelerometer's motion event (`MotionEventDriver`): the driver and the file that enables it, such as
     /// `bmc150-accel (events/in_accel_x_roc_either_en)`; nil when it has none.
     public var motionEvent: String?
+    /// Whether the buffer was found enabled by another program when the device was discovered (after any
+    /// buffer rotationd itself had left enabled was put back: `SettingsJournal`).
+    public var bufferEnabled: Bool = false
+    /// iio-sensor-proxy's udev tag (`IIO_SENSOR_PROXY_TYPE`, such as `iio-poll-accel iio-buffer-accel`): its rules
+    /// are installed, and the desktop reads the device through it. Nil without one.
+    public var sensorProxyType: String?
+    /// Whether the channels have `raw` attributes to poll (a device can offer its readings through its buffer
+    /// only).
+    public var hasRaw: Bool = true
+
+    /// How a capture reads the device, beside whom, and why.
+    public var plan: CapturePlan { CapturePlan(self) }
 
     /// Human-readable lines for `rotationd --list`, each indented under a heading line.
     public var listing: String {
@@ -79,7 +91,7 @@ public struct SensorDescription: Sendable, Hashable {
         lines.append("  scale: " + (0..<3).map { "\(axes[$0]) \(scales[$0]) (\(c.scaleSources[$0]))" }.joined(separator: ", "))
         lines.append("  offset: " + (0..<3).map { "\(axes[$0]) \(offsets[$0]) (\(c.offsetSources[$0]))" }.joined(separator: ", "))
         lines.append("  mount matrix: \(c.matrix) (from \(c.matrixSource))")
-        var capture = "  capture: \(self.capture.rawValue)"
+        var capture = "  driver offers: \(self.capture == .buffered ? "a buffer" : "raw reads only")"
         if self.capture == .buffered {
             capture += trigger.map { ", trigger \($0)" } ?? ", no trigger needed"
             capture += hasTimestamp ? ", timestamp channel" : ", no timestamp channel"
@@ -89,6 +101,7 @@ public struct SensorDescription: Sendable, Hashable {
             if let pollingReason { capture += ": \(pollingReason)" }
         }
         lines.append(capture)
+        lines.append("  mode: \(plan.summary)")
         if let f = frequency { lines.append("  sampling frequency: \(f.description)") }
         if let event = motionEvent {
             lines.append("  motion event: \(event), "

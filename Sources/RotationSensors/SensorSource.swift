@@ -358,6 +358,11 @@ public final class SensorSource: @unchecked Sendable {
             if case .context(let e) = error, e == ENOENT { return .absent(nothing) }
             return .absent("no accelerometer found: looked for \(SensorDiscovery.lookingFor) (\(error)); waiting for one to appear")
         }
+        // What a capture of this service that ended without putting its changes back left, before discovery reads
+        // the devices: a buffer it left enabled would look like another program's.
+        if let dir = SettingsJournal.directory {
+            SettingsJournal.recover(in: dir) { entries, pid in PartSettings.putBack(entries, from: pid, context: ctx) }
+        }
         let inventory = SensorDiscovery.inventory(context: ctx, udev: UDevDatabase(), rate: configuration.rate)
         for r in inventory.rejected {
             SensorLog.once(.error, "\(r.id): cannot use this \(r.kind.rawValue): \(r.error)")
@@ -374,9 +379,11 @@ public final class SensorSource: @unchecked Sendable {
         monitor = nil
         absentLogged = false
         let gyro = configuration.gyroscope ? inventory.gyroscope : nil
-        var message = "using \(accel.id) (\(accel.name)) as the display accelerometer, \(accel.capture.rawValue)"
+        let plan = accel.plan
+        var message = "using \(accel.id) (\(accel.name)) as the display accelerometer, \(plan.mode.rawValue)"
         if let gyro { message += ", gyroscope \(gyro.id) (\(gyro.name))" }
         if let base = inventory.base { message += "; base accelerometer \(base.id) is not used" }
+        message += "; " + (plan.neighbour.map { "beside \($0)" } ?? "no other reader found") + ": \(plan.reason)"
         if !retrying { SensorLog.limited(.info, key: "using", interval: 5, message) }
         control.withLock {
             $0.sensor = accel

@@ -1,0 +1,123 @@
+import Glibc
+
+/// A record on disk of every IIO attribute a capture changed (a buffer it enabled, an event it armed, a sampling
+/// frequency, a trigger) with the value it found, kept until the capture has put them back: after a crash, the
+/// next capture puts back exactly what was rotationd's own, and nothing of another program's.
+///
+/// One file per process, `capture-PID` in `directory`, held locked (`flock`) while the process lives; a file whose
+/// lock can be taken belongs to a process that ended without putting its changes back. The directory outlives
+/// the process: systemd's `RuntimeDirectory=rotationd/sensors` with `RuntimeDirectoryPreserve=restart`, so it is
+/// kept across `Restart=on-failure`. Each change is one appended line, `changed ID NAME FILE VALUE`
+/// (tab-separated), written before the attribute is. Owned by the sensor thread.
+final class SettingsJournal {
+    /// One attribute changed, and the value it held before.
+    struct Entry: Equatable {
+        var id: String
+        var name: String
+        var file: String
+        var value: String
+    }
+
+    /// Where the journals are: `$RUNTIME_DIRECTORY/sensors` when systemd (or a test) gives a runtime directory
+    /// (`rotationd/sensors` inside it when it names rotationd's socket directory), else `/run/rotationd/sensors`
+    /// as root, else `$XDG_RUNTIME_DIR/rotationd-sensors`; nil when there is none.
+    static var directory: String? {
+        if let dirs = getenv("RUNTIME_DIRECTORY").map({ String(cString: $0) }), let first = dirs.split(separator: ":").first {
+            // systemd passes every RuntimeDirectory= as a path; the unit asks for rotationd/sensors.
+            return first.hasSuffix("/sensors") ? String(first) : first + "/sensors"
+        }
+        if getuid() == 0 { return "/run/rotationd/sensors" }
+        return getenv("XDG_RUNTIME_DIR").map { String(cString: $0) + "/rotationd-sensors" }
+    }
+
+    private let path: String
+    private var fd: Int32 = -1
+    private var failed = false
+
+    /// A journal for this process in `directory`; nothing is created until the first change.
+    init(directory: String) {
+        path = directory + "/capture-\(getpid())"
+    }
+
+    deinit { clear() }
+
+    /// Records that `file` of device `id` (named `name`) held `value` before this process changed it.
+    func record(_ entry: Entry) {
+        guard open() else { return }
+        let line = "changed\t\(entry.id)\t\(entry.name)\t\(entry.file)\t\(entry.value)\n"
+        if !OutputStreamFD(fd: fd).write(line) || fdatasync(fd) != 0 {
+            warnOnce(SystemError(operation: "write", path: path, errno: errno))
+        }
+    }
+
+    /// Forgets every record (all changes are put back): the file is removed.
+    func clear() {
+        guard fd >= 0 else { return }
+        unlink(path)
+        Glibc.close(fd)
+        fd = -1
+    }
+
+    private func open() -> Bool {
+        if fd >= 0 { return true }
+        if failed { return false }
+        let dir = String(path[..<path.lastIndex(of: "/")!])
+        SettingsJournal.makeDirectories(dir)
+        fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            warnOnce(SystemError(operation: "open", path: path, errno: errno))
+            if fd >= 0 { Glibc.close(fd) }
+            fd = -1
+            failed = true
+            return false
+        }
+        return true
+    }
+
+    private func warnOnce(_ error: SystemError) {
+        SensorLog.once(.warning, "\(error): what rotationd changes on the sensors is not recorded, so after a crash it cannot be put back (give the service a writable runtime directory: RuntimeDirectory=rotationd/sensors)")
+    }
+
+    private static func makeDirectories(_ dir: String) {
+        var partial = ""
+        for part in dir.split(separator: "/") {
+            partial += "/" + part
+            _ = mkdir(partial, 0o755)
+        }
+    }
+
+    /// The records of processes that ended without putting their changes back, each file locked while it is read
+    /// and removed once `putBack` has seen it; this process's own is skipped.
+    static func recover(in directory: String, putBack: ([Entry], Int32) -> Void) {
+        guard let dir = opendir(directory) else { return }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name.hasPrefix("capture-"), name != "capture-\(getpid())" { names.append(name) }
+        }
+        closedir(dir)
+        for name in names.sorted() {
+            let path = directory + "/" + name
+            let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { Glibc.close(fd) }
+            // A live process holds its lock: its changes are its own to put back.
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0, let text = try? TextFile.read(path) else { continue }
+            putBack(parse(text), Int32(name.dropFirst("capture-".count)) ?? 0)
+            unlink(path)
+        }
+    }
+
+    /// The entries of a journal's text; a line cut short by a crash is skipped.
+    static func parse(_ text: String) -> [Entry] {
+        // A line is whole once its newline is there.
+        let whole = text.hasSuffix("\n") ? Substring(text) : text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]
+        return whole.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: "\t", maxSplits: 4, omittingEmptySubsequences: false)
+            guard f.count == 5, f[0] == "changed" else { return nil }
+            return Entry(id: String(f[1]), name: String(f[2]), file: String(f[3]), value: String(f[4]))
+        }
+    }
+}
