@@ -24,12 +24,14 @@ let package = Package(
             name: "CIIOEvents",
             providers: [.apt(["linux-libc-dev"])]
         ),
+        // The timerfd that learns of a resume (<sys/timerfd.h>, libc6-dev).
+        .systemLibrary(name: "CWake"),
         .systemLibrary(
             name: "CV4L2",
             providers: [.apt(["linux-libc-dev"])]
         ),
         .target(name: "RotationEngine", linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "RotationSensors", dependencies: ["RotationEngine", "CIIO", "CIIOEvents", "CUDev"]),
+        .target(name: "RotationSensors", dependencies: ["RotationEngine", "CIIO", "CIIOEvents", "CUDev", "CWake"]),
         .target(name: "RotationCameras", dependencies: ["RotationEngine", "CUDev", "CV4L2"]),
         .target(name: "RotationService", dependencies: ["RotationEngine"]),
         .target(name: "RotationClient", dependencies: ["RotationEngine"]),

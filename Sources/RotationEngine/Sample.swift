@@ -6,6 +6,10 @@ public struct Sample: Sendable, Hashable {
     public var acceleration: Vector3
     /// Angular velocity in rad/s in the same frame (right-hand rule), when a gyroscope delivered one.
     public var angularVelocity: Vector3?
+    /// Whether the device went unobserved before this reading although no time passed on the monotonic clock:
+    /// the system slept (CLOCK_MONOTONIC stops during a suspend). The engine takes it as it takes a gap longer
+    /// than `maxGap`: the device may have been turned meanwhile.
+    public var followsGap = false
 
     /// Creates a sample.
     public init(time: Double, acceleration: Vector3, angularVelocity: Vector3? = nil) {

@@ -16,7 +16,11 @@ struct AxisGlance {
         var next = MonotonicClock.now()
         while true {
             next = max(next + source.readInterval, MonotonicClock.now())
-            if !source.wait(until: next) { return .ended(.stopped) }
+            switch source.wait(until: next, accel.id) {
+            case .stopped: return .ended(.stopped)
+            case .woke: return .moved
+            case .due: break
+            }
             if part.glance() { continue }
             switch part.takePolled() {
             case .failed(let error):

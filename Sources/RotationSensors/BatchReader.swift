@@ -35,6 +35,11 @@ final class BatchReader {
     private var lastGyro = 0.0
     private var silence = 0.0
     private var gyroWait = 0.0
+    /// Set when a read ended because the system woke: the caller reads at the full rate, through buffers it
+    /// enables again (a hub can come back from a sleep with its buffer enabled but silent until then).
+    var woke = false
+    /// Whether the buffers were enabled again after a wake and have delivered nothing since.
+    private var reenabled = false
 
     init(part: CapturedPart) {
         self.part = part
@@ -69,12 +74,18 @@ final class BatchReader {
             if source.stopRequested { return .stopped }
             let ready = waitForBatch(streams.accel)
             if source.stopRequested { return .stopped }
+            if source.woke(part.accel.id) {
+                woke = true
+                reenabled = true
+                return nil
+            }
             if ready.accel {
                 switch refill(streams.accel) {
                 case .failure(let outcome): return outcome
                 case .success(let bytes):
                     lastAccel = MonotonicClock.now()
                     delivered = true
+                    if bytes > 0 { reenabled = false }
                     decodeAccel(streams.accel, bytes: bytes)
                 }
             }
@@ -112,11 +123,12 @@ final class BatchReader {
         // accelerometer's batches, and the samples go out without waiting for it.
         var fds = [pollfd(fd: accel.fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: still ? -1 : gyroStream?.fd ?? -1, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: part.source.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: part.source.wakeDescriptor, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: part.source.resumeDescriptor, events: Int16(POLLIN), revents: 0)]
         let now = MonotonicClock.now()
         var wait = lastAccel + silence - now
         if let first = pending.first { wait = min(wait, first.time + gyroWait - now) }
-        _ = poll(&fds, 3, Int32(max(0, wait * 1000).rounded(.up)))
+        _ = poll(&fds, 4, Int32(max(0, wait * 1000).rounded(.up)))
         return (fds[0].revents != 0, fds[1].revents != 0)
     }
 
@@ -141,8 +153,10 @@ final class BatchReader {
         let id = part.accel.id
         if now - lastAccel > silence {
             if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
-            // A silent buffer, from the start or later on (a stuck trigger, a driver that stops streaming).
-            let what = delivered ? "went silent for" : "delivered nothing within"
+            // A silent buffer, from the start or later on (a stuck trigger, a driver that stops streaming), or
+            // after a wake although enabled again (once) since.
+            let what = reenabled ? "stayed silent after the system woke, though enabled again, for"
+                : delivered ? "went silent for" : "delivered nothing within"
             part.interruptUnheard = !delivered
             SensorLog.once(.warning, "\(id): the buffer \(what) \(Int((silence * 1000).rounded())) ms; polling in_accel_*_raw at \(part.rate) Hz instead")
             return .fallBack

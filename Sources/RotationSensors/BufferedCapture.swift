@@ -72,6 +72,11 @@ final class BufferedCapture {
                                          holdUntil: holdUntil) {
                 return outcome
             }
+            if reader.woke {
+                // Read at the full rate through buffers enabled again (the next pace's).
+                reader.woke = false
+                holdUntil = MonotonicClock.now() + source.configuration.motionHold
+            }
             offsets = (streams.accel.clockOffset, streams.gyro?.clockOffset ?? offsets.gyro)
             first = false
         }

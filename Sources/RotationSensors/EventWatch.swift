@@ -13,9 +13,11 @@ final class EventWatch {
     /// The motion event, once set up; nil when the part has none that can work.
     private var watch: MotionWatch?
     private var checked = false
-    /// How long the motion event sleeps between safety reads: `motionSafetyInterval`, longer for a part whose
-    /// raw reads sleep in the driver (`CapturedPart.slowRawRead`).
-    private var safetyInterval: Double?
+
+    /// How many motion events in a row may be lost (a safety read finding the device moved with no event) before
+    /// the part's events are given up: each loss re-arms the event (an enable written 0 then 1 brings back a
+    /// configuration the part lost), repeated ones show events that cannot be relied on.
+    static let lossesTolerated = 3
 
     init(part: CapturedPart) {
         self.part = part
@@ -77,7 +79,7 @@ final class EventWatch {
             part.resumeFrequencies()
             return false
         }
-        SensorLog.write(.debug, "\(accel.id): the device is still: watching for motion with its \(watch.driver.driver) event (threshold \(threshold) at \(FrequencyPlan.text(hz)) Hz), reading it every \(FrequencyPlan.text(safetyInterval ?? c.motionSafetyInterval)) s in case an event is lost")
+        SensorLog.write(.debug, "\(accel.id): the device is still: watching for motion with its \(watch.driver.driver) event (threshold \(threshold) at \(FrequencyPlan.text(hz)) Hz), reading it every \(FrequencyPlan.text(c.motionSafetyInterval)) s in case an event is lost")
         return true
     }
 
@@ -90,9 +92,14 @@ final class EventWatch {
         defer { watch.disarm() }
         let accel = part.accel, source = part.source
         while true {
-            switch watch.wait(seconds: safetyInterval ?? source.configuration.motionSafetyInterval, wake: source.wakeDescriptor) {
+            switch watch.wait(seconds: source.configuration.motionSafetyInterval, wake: source.wakeDescriptor,
+                              resume: source.resumeDescriptor) {
             case .stopped:
                 return .ended(.stopped)
+            case .resumed:
+                // The part may have lost its configuration while the system slept, and a turn made meanwhile
+                // raised no event: it is read at once, and armed again (0, then 1) at the next still spell.
+                if source.woke(accel.id) { return .moved }
             case .motion:
                 source.setMotionEventsWork(part.part, true)
                 SensorLog.write(.debug, "\(accel.id): the part reported motion: reading it at \(FrequencyPlan.text(part.rate)) Hz")
@@ -109,24 +116,14 @@ final class EventWatch {
         }
     }
 
-    /// One safety read: nil when it finds the device where it was (not delivered: the engine would take the gap
+    /// One safety read, or a wake of the system found at it: nil when it finds the device where it was (not delivered: the engine would take the gap
     /// before it for a restart, and the policy would ask for the full rate). One that finds it moved
     /// (`movedDeparture`) without an event is delivered and ends the watch like an event; if no event has ever
     /// arrived from the part, its events do not work, and it is read at the still pace from then on (logged once).
     private func safetyRead(_ watch: MotionWatch, takeOne: () -> CapturedPart.Taken) -> SensorCapture.StillEnd? {
         let accel = part.accel, source = part.source
-        let begin = MonotonicClock.now()
-        let unmoved = part.glance()
-        if safetyInterval == nil {
-            let slow = MonotonicClock.now() - begin > CapturedPart.slowRawRead
-            // Such a part is read three times less often (every 30 s), so that its safety reads cost no more
-            // wake-ups than another's.
-            safetyInterval = source.configuration.motionSafetyInterval * (slow ? 3 : 1)
-            if slow {
-                SensorLog.write(.debug, "\(accel.id): a raw read sleeps in the driver: reading it every \(FrequencyPlan.text(safetyInterval!)) s while watching for motion")
-            }
-        }
-        if unmoved { return nil }
+        if source.woke(accel.id) { return .moved }
+        if part.glance() { return nil }
         let sample: Sample
         switch takeOne() {
         case .failed(let error): return .ended(.failed(error))
@@ -136,8 +133,13 @@ final class EventWatch {
         if !part.departs(sample) { return nil }
         part.deliver(sample)
         if source.stopRequested { return .ended(.stopped) }
-        if source.motionEventsWork(part.part) == true {
-            SensorLog.write(.debug, "\(accel.id): the device moved and no motion event said so: an event was lost")
+        let lost = source.noteLostEvent(part.part)
+        if source.motionEventsWork(part.part) == true && lost < EventWatch.lossesTolerated {
+            SensorLog.write(.debug, "\(accel.id): the device moved and no motion event said so: an event was lost; arming it again")
+        } else if source.motionEventsWork(part.part) == true {
+            source.setMotionEventsWork(part.part, false)
+            SensorLog.once(.warning, "\(accel.id) (\(accel.name)): the device moved \(lost) times in a row and its \(watch.driver.driver) motion event (\(part.accelFiles.path("events/" + watch.driver.enable[0]))) did not report it, though armed again each time: its events are lost too often to rely on; reading it at the still pace while still from now on")
+            disarm()
         } else {
             source.setMotionEventsWork(part.part, false)
             SensorLog.once(.warning, "\(accel.id) (\(accel.name)): the device moved and its \(watch.driver.driver) motion event (\(part.accelFiles.path("events/" + watch.driver.enable[0]))) did not report it: no event has arrived from it since it was armed, so the part's interrupt line is probably not wired up; reading it at the still pace while still from now on")

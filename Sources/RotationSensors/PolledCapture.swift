@@ -50,7 +50,17 @@ struct PolledCapture {
             next += step
             let now = MonotonicClock.now()
             if next < now - step { next = now + step }
-            if !source.wait(until: next) { return .stopped }
+            switch source.wait(until: next, id) {
+            case .stopped:
+                return .stopped
+            case .woke:
+                // The device may have been turned while the system slept: read it now, at the full rate.
+                holdUntil = MonotonicClock.now() + source.configuration.motionHold
+                next = MonotonicClock.now()
+                slow = false
+            case .due:
+                break
+            }
         }
     }
 

@@ -96,6 +96,13 @@ public final class SensorSource: @unchecked Sendable {
     /// Per part ("iio:device0 BMA250E"): whether a motion event ever arrived from it (true), or its events were
     /// found not to arrive (false); absent until one or the other is known. Kept across captures.
     private var motionEvents: [String: Bool] = [:]
+    /// Per part: motion events lost in a row (a safety read found the device moved with no event), since the
+    /// last one that arrived. Kept across captures.
+    private var lostEvents: [String: Int] = [:]
+    /// Learns that the system slept; made when the thread starts.
+    private var wakes: WakeWatch?
+    /// Whether the next sample delivered follows a sleep (`Sample.followsGap`).
+    private var gapPending = false
     private var monitor: UDevMonitor?
 
     /// Creates a stopped source.
@@ -246,11 +253,59 @@ public final class SensorSource: @unchecked Sendable {
     /// What is known of a part's motion events: true when one arrived, false when they were found not to.
     func motionEventsWork(_ part: String) -> Bool? { motionEvents[part] }
 
-    /// Records what is known of a part's motion events.
-    func setMotionEventsWork(_ part: String, _ works: Bool) { motionEvents[part] = works }
+    /// Records what is known of a part's motion events: one that arrived clears the count of lost ones.
+    func setMotionEventsWork(_ part: String, _ works: Bool) {
+        motionEvents[part] = works
+        if works { lostEvents[part] = 0 }
+    }
 
-    /// Sleeps until `deadline` (monotonic seconds) or a stop; returns false when stopped.
-    func wait(until deadline: Double) -> Bool {
+    /// Counts one more motion event lost in a row on `part`, and returns how many that makes.
+    func noteLostEvent(_ part: String) -> Int {
+        lostEvents[part, default: 0] += 1
+        return lostEvents[part]!
+    }
+
+    /// How a wait ended.
+    enum WaitEnd {
+        /// The deadline came.
+        case due
+        /// `stop()` was called.
+        case stopped
+        /// The system woke from a sleep (`woke()` said so): read the part at once.
+        case woke
+    }
+
+    /// The descriptor that becomes readable when the system resumes (`WakeWatch`), to poll beside a capture's
+    /// own; −1 without one.
+    var resumeDescriptor: Int32 { wakes?.descriptor ?? -1 }
+
+    /// Whether the system slept since the last check: if so, the next sample delivered follows a gap (the engine
+    /// restarts its estimate from it), and a capture reads its part at once, at the full rate. Logged.
+    func woke(_ id: String) -> Bool {
+        guard let slept = wakes?.woke() else { return false }
+        gapPending = true
+        let what = slept > 0 ? "the system slept \((slept * 10).rounded() / 10) s" : "the clock was set (as on a resume)"
+        SensorLog.write(.info, "\(what): reading \(id) at once at the full rate, as the device may have been turned meanwhile")
+        return true
+    }
+
+    /// Sleeps until `deadline` (monotonic seconds), a stop, or a wake from a sleep of the system (`woke`; `id`
+    /// names the part in the log).
+    func wait(until deadline: Double, _ id: String) -> WaitEnd {
+        while !stopRequested {
+            let left = deadline - MonotonicClock.now()
+            if left <= 0 { return woke(id) ? .woke : .due }
+            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: resumeDescriptor, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 2, Int32((left * 1000).rounded(.up)))
+            if woke(id) { return .woke }
+        }
+        return .stopped
+    }
+
+    /// Sleeps `seconds` or until a stop; false when stopped.
+    private func pause(_ seconds: Double) -> Bool {
+        let deadline = MonotonicClock.now() + seconds
         while !stopRequested {
             let left = deadline - MonotonicClock.now()
             if left <= 0 { return true }
@@ -265,7 +320,12 @@ public final class SensorSource: @unchecked Sendable {
         hadSensor = true
         delivered = true
         report(.ok, time: sample.time)
-        onSample(sample)
+        var s = sample
+        if gapPending {
+            s.followsGap = true
+            gapPending = false
+        }
+        onSample(s)
     }
 
     private func report(_ status: SensorStatus, time: Double = MonotonicClock.now()) {
@@ -278,8 +338,10 @@ public final class SensorSource: @unchecked Sendable {
     private func threadMain() {
         control.withLock { $0.thread = pthread_self() }
         SensorSource.nameThisThread("rotationd-iio")
+        wakes = WakeWatch()
         defer {
             monitor = nil
+            wakes = nil
             control.withLock {
                 if $0.stoppedFromCallback { pthread_detach(pthread_self()) }
                 $0.stoppedFromCallback = false
@@ -344,7 +406,7 @@ public final class SensorSource: @unchecked Sendable {
         if fds[1].revents != 0 {
             monitor?.drain()
             // Let the driver finish creating its attributes before they are read.
-            _ = wait(until: MonotonicClock.now() + 0.05)
+            _ = pause(0.05)
         }
     }
 

@@ -2,7 +2,8 @@
 /// motion rather than gravity.
 ///
 /// A sample with a NaN, infinite or zero acceleration, or a time that is not finite or runs backwards, is
-/// refused before it touches any state. The first sample, and the first after a gap longer than `maxGap`,
+/// refused before it touches any state. The first sample, and the first after a gap longer than `maxGap` (or
+/// after a sleep, `Sample.followsGap`),
 /// restarts every stage. A reading whose magnitude departs from the pose magnitude (`GravityReference`) by
 /// more than `motionTolerance` is motion: a shake, a bump. What 1 g reads is learned on the side, from readings
 /// the later stages call still (`learn`).
@@ -50,7 +51,7 @@ struct SampleGate: Sendable {
         if started && dt < 0 { return nil }
         let magnitude = a.length
         let moving: Bool
-        let restarted = !started || dt > c.maxGap
+        let restarted = !started || dt > c.maxGap || sample.followsGap
         if restarted {
             started = true
             lastMotion = -.infinity
