@@ -15,6 +15,9 @@
 #              name, node, libcamera id and bus path against rotwatch, in three poses
 #   pipelines  Tests/c/pipelines.py with the installed element, and again with the sanitized one: real pipelines
 #              read back by exiftool and videoflip's output size
+#   sway       Tests/c/sway-follow.py: rotwatch --exec turning a real headless sway, run as an unprivileged user
+#              (created when missing; skipped without root), against a served replay: the output's transform
+#              follows every change within 0.5 s
 # Each test prints its name; the run prints each part's output, then one line per part, "N passed, N failed" and
 # its wall time, and exits 1 when anything failed. Nothing here waits on a quiet machine: times are compared
 # with what the service published, never with the clock on the wall.
@@ -230,7 +233,7 @@ pipelines() {
     fi
 }
 
-step "running the fuzzer, unit, follow, live and pipelines side by side"
+step "running the fuzzer, unit, follow, live, pipelines and sway side by side"
 rm -f "$OUT/fuzz-parse"
 part fuzz fuzz
 part unit unit
@@ -239,13 +242,14 @@ part follow-asan follow asan "$lib_asan"
 part live live
 part pipelines-normal pipelines normal
 part pipelines-asan pipelines asan
+part sway /usr/bin/python3 Tests/c/sway-follow.py --bin-dir "$BIN_DIR"
 wait
 pids=""
 
 status=0
 passed=0
 failed=0
-names="unit fuzz follow-normal follow-asan live pipelines-normal pipelines-asan"
+names="unit fuzz follow-normal follow-asan live pipelines-normal pipelines-asan sway"
 for name in $names; do
     echo "==== $name: $(cat "$logs/$name.status" 2>/dev/null || echo 'FAILED (no status)')"
     cat "$logs/$name"
