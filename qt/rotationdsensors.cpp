@@ -21,7 +21,6 @@ static const int graceMs = 500;
 RotationdOrientationBackend::RotationdOrientationBackend(QSensor *sensor) : QSensorBackend(sensor) {
     setReading<QOrientationReading>(&reading_);
     setDescription(QStringLiteral("rotationd: the device orientation from the rotation service"));
-    addDataRate(0, 0);
     watchdog_.setInterval(graceMs);
     connect(&watchdog_, &QTimer::timeout, this, &RotationdOrientationBackend::checkConnection);
 }
