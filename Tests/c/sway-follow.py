@@ -94,14 +94,20 @@ def main():
         user = pwd.getpwnam(args.user)
     rotwatch = os.path.join(args.bin_dir, "rotwatch")
     as_user = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
-    if subprocess.run(as_user + [rotwatch, "--version"], capture_output=True).returncode != 0:
-        return fail(f"{args.user} cannot run {rotwatch}: every directory above it must be searchable by others")
 
     run = tempfile.mkdtemp(prefix="rsw-", dir="/tmp")
     os.chown(run, user.pw_uid, user.pw_gid)
     os.chmod(run, 0o700)
     children = []
     try:
+        if subprocess.run(as_user + [rotwatch, "--version"], capture_output=True).returncode != 0:
+            # A checkout under a private directory (such as /root): the user runs a copy from its own directory.
+            rotwatch = shutil.copy(rotwatch, os.path.join(run, "rotwatch"))
+            os.chmod(rotwatch, 0o755)
+            tried = subprocess.run(as_user + [rotwatch, "--version"], capture_output=True, text=True)
+            if tried.returncode != 0:
+                return fail(f"{args.user} cannot run rotwatch, even copied to {run}: {tried.stderr.strip()}; the "
+                            "libraries it links (ldd) must be readable by other users")
         trace = os.path.join(run, "turns.csv")
         write_trace(trace)
         config = os.path.join(run, "config")
