@@ -18,12 +18,13 @@
 #   qt         Tests/c/qt-sensor.py: the installed QtSensors plugin through a QOrientationSensor program
 #              (qt/tests/follow-orientation.cpp) against a served replay, compared with rotwatch --json; no service,
 #              a restart, and Sensors.conf naming it the default
-#   sway       Tests/c/sway-follow.py: rotwatch --exec turning a real headless sway, run as an unprivileged user
-#              (created when missing; skipped without root), against a served replay: the output's transform
-#              follows every change within 0.5 s
+#   sway       Tests/c/sway-follow.py: rotwatch --exec with rotwatch(1)'s sway example turning a real headless
+#              sway, run as an unprivileged user (created when missing; skipped without root), against a served
+#              replay: the output's transform follows every change within 0.5 s
 # Each test prints its name; the run prints each part's output, then one line per part, "N passed, N failed" and
 # its wall time, and exits 1 when anything failed. Nothing here waits on a quiet machine: times are compared
-# with what the service published, never with the clock on the wall.
+# with what the service published, never with the clock on the wall; only the qt and sway parts bound how late
+# a reading or a turned output may come after the state's t (0.3 s, 0.5 s), which leaves a loaded machine room.
 set -u
 cd "$(dirname "$0")/.."
 root_dir=$(pwd)

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """rotwatch --exec turning a real sway: a headless sway runs as an unprivileged user, rotwatch --exec runs as
-that user against a served replay and sets the output's transform with swaymsg, and the output, read through
-sway's IPC every 20 ms, must follow every change of the rotation within 0.5 s, with no other transform between.
+that user against a served replay with rotwatch(1)'s sway example as its command (the output renamed
+HEADLESS-1), and the output, read through sway's IPC every 20 ms, must follow every change of the rotation
+within 0.5 s, with no other transform between, and no run of the example may fail.
 
   sway-follow.py --bin-dir DIR [--user NAME]
 
@@ -151,8 +152,16 @@ def main():
                 time.sleep(0.05)
         started = time.monotonic()
         watch_log = open(os.path.join(run, "rotwatch.log"), "w")
-        children.append(subprocess.Popen(as_user + [rotwatch, "--socket", service_socket, "--exec",
-                                                    'swaymsg output HEADLESS-1 transform "$ROTATIOND_SWAY_TRANSFORM"'],
+        # The command is rotwatch(1)'s sway example, on the headless output.
+        page = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "man", "rotwatch.1.scd")).read()
+        example = next((b for b in page.split("```\n")[1::2] if "swaymsg output" in b), None)
+        if example is None:
+            return fail("rotwatch(1) has no sway example (a code block with swaymsg output)")
+        script = os.path.join(run, "rotate-screen")
+        with open(script, "w") as f:
+            f.write(example.replace("eDP-1", "HEADLESS-1"))
+        os.chmod(script, 0o755)
+        children.append(subprocess.Popen(as_user + [rotwatch, "--socket", service_socket, "--exec", script],
                                          env=dict(env, SWAYSOCK=ipc), stdout=watch_log, stderr=watch_log))
 
         # The states the service publishes, with their t (CLOCK_MONOTONIC, as time.monotonic()), and the output's
@@ -206,7 +215,9 @@ def main():
         watch_log.flush()
         errors = open(os.path.join(run, "rotwatch.log")).read()
         if "the command for" in errors:
-            status = fail(f"a swaymsg run failed: {errors.strip()}")
+            status = fail(f"a run of the sway example failed: {errors.strip()}")
+        else:
+            print("ok - every run of rotwatch(1)'s sway example (transform, touchscreen and pen mapped) exited 0", flush=True)
         return status
     finally:
         for child in reversed(children):
