@@ -25,7 +25,7 @@ RELEASE = $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -use-ld=lld \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/data/hot-functions.txt -Xlinker --no-warn-symbol-ordering \
 	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic $(LINK_HARDENING) $(SWIFT_FLAGS)
 
-.PHONY: all deps build release binaries clibs man deb demo test test-c test-sanitizers fuzz bench install install-c install-data uninstall clean
+.PHONY: all deps build release binaries clibs qt man deb demo test test-c test-sanitizers fuzz bench install install-c install-qt install-data uninstall clean
 
 all: build
 
@@ -69,6 +69,25 @@ $(CBUILD)/libgstrotationd.so: gst/gstrotationdtag.c librotationd/rotationd.h $(C
 	$(CC) $(C_WARNINGS) -shared -fPIC -DROTATIOND_VERSION='"$(VERSION)"' -Ilibrotationd $(CPPFLAGS) $(GST_CFLAGS) $(CFLAGS) $(LDFLAGS) \
 		-Wl,--no-undefined -Wl,--as-needed -o $@ $< -L$(CBUILD) -lrotationd $(GST_LIBS)
 
+# The QtSensors backend plugin (qt/, Docs/qt.md): a QOrientationSensor backend named rotationd.orientation,
+# built with the C++ compiler against Qt6Sensors and librotationd, after moc (qt6-base-dev-tools).
+QT_CFLAGS = $(shell pkg-config --cflags Qt6Sensors)
+QT_LIBS = $(shell pkg-config --libs Qt6Sensors)
+MOC = $(shell pkg-config --variable=libexecdir Qt6Core)/moc
+CXXFLAGS ?= -O2 -g
+CXX_WARNINGS = -std=c++17 -Wall -Wextra
+QT_PLUGIN = $(CBUILD)/libqtsensors_rotationd.so
+
+qt: $(QT_PLUGIN)
+
+$(CBUILD)/moc_rotationdsensors.cpp: qt/rotationdsensors.h
+	@mkdir -p $(CBUILD)
+	$(MOC) $(filter -I% -D%,$(QT_CFLAGS)) $< -o $@
+
+$(QT_PLUGIN): qt/rotationdsensors.cpp qt/rotationdsensors.h $(CBUILD)/moc_rotationdsensors.cpp librotationd/rotationd.h $(CBUILD)/librotationd.so
+	$(CXX) $(CXX_WARNINGS) -shared -fPIC -fvisibility=hidden -Ilibrotationd -Iqt $(CPPFLAGS) $(QT_CFLAGS) $(CXXFLAGS) $(LDFLAGS) \
+		-Wl,--no-undefined -Wl,--as-needed -o $@ qt/rotationdsensors.cpp $(CBUILD)/moc_rotationdsensors.cpp -L$(CBUILD) -lrotationd $(QT_LIBS)
+
 # The C tests, normally and under AddressSanitizer and UBSan, the parser under libFuzzer, and the GStreamer
 # pipelines read back by exiftool, against the Swift binaries in ROTATIOND_BIN_DIR (default .build/debug).
 test-c: deps
@@ -90,7 +109,7 @@ build/man/%: man/%.scd
 	scdoc < $< > $@
 
 # The binary Debian packages in dist/, built by debhelper (debian/rules) from the release build: rotationd,
-# librotationd0, librotationd-dev and gstreamer1.0-rotationd. Their version is the one the built rotationd prints.
+# librotationd0, librotationd-dev, gstreamer1.0-rotationd and qt6-sensors-rotationd. Their version is the one the built rotationd prints.
 deb: release
 	./scripts/debian-changelog.sh "$$($(BUILD_DIR)/rotationd --version | cut -d' ' -f2)" > debian/changelog
 	dpkg-checkbuilddeps
@@ -130,7 +149,7 @@ bench: release
 # possibly as another user). Only when they are missing from the default BUILD_DIR does it build a release,
 # without installing build dependencies.
 BUILD_DIR ?= .build/release
-install: install-data install-c
+install: install-data install-c install-qt
 	@if [ ! -x $(BUILD_DIR)/rotationd ] || [ ! -x $(BUILD_DIR)/rotwatch ]; then \
 		if [ "$(BUILD_DIR)" = .build/release ]; then $(MAKE) binaries; \
 		else echo "make install: no rotationd and rotwatch in BUILD_DIR=$(BUILD_DIR); build them first" >&2; exit 1; fi; \
@@ -158,6 +177,13 @@ install-c: clibs build/man/librotationd.3
 	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/rotationd.pc
 	install -m 0644 $(CBUILD)/libgstrotationd.so $(DESTDIR)$(GSTPLUGINDIR)/
 	if [ -z "$(DESTDIR)" ] && [ -w /etc/ld.so.cache ]; then ldconfig; fi
+
+# The QtSensors plugin goes where Qt looks for sensor plugins (its QT_INSTALL_PLUGINS/sensors, whatever PREFIX is);
+# QTPLUGINDIR=DIR puts it elsewhere, for QT_PLUGIN_PATH=DIR/.. (Docs/qt.md).
+QTPLUGINDIR ?= $(shell qtpaths6 --query QT_INSTALL_PLUGINS)/sensors
+install-qt: qt
+	install -d $(DESTDIR)$(QTPLUGINDIR)
+	install -m 0644 $(QT_PLUGIN) $(DESTDIR)$(QTPLUGINDIR)/
 
 # The udev rule and the program it runs (the rule names it at $(UDEVDIR)), the systemd units (ExecStart points
 # at $(PREFIX)/bin/rotationd), the service's sysusers.d file, the man pages, the bash completions and the
@@ -191,8 +217,9 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(LIB_REAL) $(DESTDIR)$(LIBDIR)/librotationd.so.0 $(DESTDIR)$(LIBDIR)/librotationd.so
 	rm -f $(DESTDIR)$(INCLUDEDIR)/rotationd.h $(DESTDIR)$(PKGCONFIGDIR)/rotationd.pc $(DESTDIR)$(GSTPLUGINDIR)/libgstrotationd.so
 	rm -f $(DESTDIR)$(MANDIR)/man3/librotationd.3
+	rm -f $(DESTDIR)$(QTPLUGINDIR)/libqtsensors_rotationd.so
 
 clean:
 	rm -rf .build build dist
-	rm -rf debian/rotationd debian/librotationd0 debian/librotationd-dev debian/gstreamer1.0-rotationd debian/.debhelper debian/tmp
+	rm -rf debian/rotationd debian/librotationd0 debian/librotationd-dev debian/gstreamer1.0-rotationd debian/qt6-sensors-rotationd debian/.debhelper debian/tmp
 	rm -f debian/changelog debian/files debian/*.substvars debian/*.debhelper debian/*.debhelper.log debian/debhelper-build-stamp

@@ -352,6 +352,19 @@ PUBLIC int rotationd_rotation(rotationd *r, int64_t when, int *degrees) {
     return 0;
 }
 
+PUBLIC int rotationd_state(rotationd *r, int64_t when, struct rotationd_state *state) {
+    if (!r || !state) return r ? fail(r, EINVAL, "rotationd_state: state is NULL") : -EINVAL;
+    const struct rtd_state *s;
+    int rc = state_at(r, when, &s);
+    if (rc) return rc;
+    state->rotation = s->rotation;
+    state->tilt = s->tilt;
+    state->flat = s->flat ? 1 : 0;
+    state->since = s->has_t ? s->t : -1;
+    state->seq = s->seq;
+    return 0;
+}
+
 PUBLIC int rotationd_camera_angle(rotationd *r, const char *key, int64_t when, struct rotationd_angle *angle) {
     if (!r) return -EINVAL;
     if (!key || !*key || !angle) return fail(r, EINVAL, "rotationd_camera_angle: %s", !angle ? "angle is NULL" : "no camera named");

@@ -1,6 +1,7 @@
 /* Decoding the service's lines with json-c, and the history of states received. */
 #define _DEFAULT_SOURCE
 #include "message.h"
+#include "rotationd.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -232,6 +233,16 @@ static enum rtd_sensor sensor_status(const char *s) {
     return RTD_SENSOR_OTHER;
 }
 
+/* The tilt's name as an enum rotationd_tilt value; a name of a later protocol is not known, not an error. */
+static int tilt_class(const char *s) {
+    static const char *const names[] = {"vertical", "tilted-up", "tilted-down", "face-up", "face-down"};
+    static const int values[] = {ROTATIOND_TILT_VERTICAL, ROTATIOND_TILT_TILTED_UP, ROTATIOND_TILT_TILTED_DOWN, ROTATIOND_TILT_FACE_UP,
+                                 ROTATIOND_TILT_FACE_DOWN};
+    for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(s, names[i]) == 0) return values[i];
+    return ROTATIOND_TILT_UNKNOWN;
+}
+
 static int decode_state(struct json_object *root, struct rtd_state *state, char *why, size_t why_len) {
     int64_t v;
     bool present;
@@ -253,6 +264,14 @@ static int decode_state(struct json_object *root, struct rtd_state *state, char 
         if (!integer(rotation, &v) || !quarter(v)) return refuse(why, why_len, "\"rotation\" is not 0, 90, 180, 270 or null");
         state->rotation = (int)v;
     }
+    struct json_object *tilt = member(root, "tilt", &present);
+    size_t tilt_len;
+    const char *tilt_name = plain_string(tilt, &tilt_len);
+    if (present && !tilt_name) return refuse(why, why_len, "\"tilt\" is not a name or null");
+    state->tilt = tilt_class(tilt_name);
+    struct json_object *flat = member(root, "flat", &present);
+    if (present && !json_object_is_type(flat, json_type_boolean)) return refuse(why, why_len, "\"flat\" is not true or false");
+    state->flat = present && json_object_get_boolean(flat);
     struct json_object *missed = member(root, "missed", &present);
     if (present) {
         if (!integer(missed, &v) || v < 0) return refuse(why, why_len, "\"missed\" is not a count");

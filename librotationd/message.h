@@ -42,6 +42,9 @@ struct rtd_state {
     bool has_t;
     /* 0, 90, 180, 270, or -1 for null. */
     int rotation;
+    /* An enum rotationd_tilt value: ROTATIOND_TILT_UNKNOWN for null, absent or a name this library does not know. */
+    int tilt;
+    bool flat;
     uint64_t missed;
     enum rtd_sensor sensor;
     struct rtd_cameras *cameras;

@@ -53,6 +53,37 @@ struct rotationd_angle {
     uint64_t seq;
 };
 
+/** How far the screen leans away from vertical, from the service's `tilt` (Docs/protocol.md). */
+enum rotationd_tilt {
+    /** Not known: no usable sample yet, or a class of a later protocol. */
+    ROTATIOND_TILT_UNKNOWN = 0,
+    /** The screen is near vertical. */
+    ROTATIOND_TILT_VERTICAL,
+    /** The screen leans back, facing up, but the device is not flat. */
+    ROTATIOND_TILT_TILTED_UP,
+    /** The screen leans forward, facing down, but the device is not flat. */
+    ROTATIOND_TILT_TILTED_DOWN,
+    /** The device lies flat, the screen to the sky. */
+    ROTATIOND_TILT_FACE_UP,
+    /** The device lies flat, the screen to the ground. */
+    ROTATIOND_TILT_FACE_DOWN,
+};
+
+/** How the device is held in one state of the service. */
+struct rotationd_state {
+    /** How far the device is turned clockwise: 0, 90, 180 or 270, or -1 while the service has not decided. */
+    int rotation;
+    /** The tilt class, an enum rotationd_tilt value. */
+    int tilt;
+    /** 1 while the device lies flat (the rotation then holds), else 0. */
+    int flat;
+    /** When the state began to hold: nanoseconds on CLOCK_MONOTONIC for a live or served service, or -1 for a state
+     *  without a time (before the service's first sample, or while it is idle). */
+    int64_t since;
+    /** The state's sequence number in the service's run. */
+    uint64_t seq;
+};
+
 /** Opens a subscription to the service at `socket_path`, or, when it is NULL or empty, where the other clients
  *  look: $ROTATIOND_SOCKET, else $XDG_RUNTIME_DIR/rotationd.sock when it exists (not for root), else
  *  /run/rotationd/rotationd.sock.
@@ -92,6 +123,11 @@ int rotationd_is_connected(const rotationd *client);
  *  Returns 0, -ENODATA (not known: before the first state received, in a span where changes may have been
  *  missed, or the rotation undecided then), -ENOTCONN (no service then, or not connected now), -EINVAL. */
 int rotationd_rotation(rotationd *client, int64_t monotonic_ns, int *degrees);
+
+/** How the device is held in the state in force at `monotonic_ns` (or now with ROTATIOND_NOW): its rotation, tilt
+ *  and flatness. Unlike rotationd_rotation(), a rotation not decided yet is no error: state->rotation is then -1.
+ *  Returns 0 and fills *state, or -ENODATA (no state known then, as for rotationd_rotation()), -ENOTCONN, -EINVAL. */
+int rotationd_state(rotationd *client, int64_t monotonic_ns, struct rotationd_state *state);
 
 /** The angles of the camera that `camera` names, in the state in force at `monotonic_ns` (or now with
  *  ROTATIOND_NOW). `camera` is anything a program knows a camera by, tried in this order: its rotationd name,

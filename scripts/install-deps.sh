@@ -18,14 +18,19 @@ set -e
 #     parser), libgstreamer1.0-dev (the element's base class), pkgconf; their tests (scripts/test-c.sh):
 #     gstreamer1.0-plugins-bad (jifmux), gstreamer1.0-tools (gst-launch-1.0, gst-inspect-1.0) and the GStreamer
 #     packages above (videotestsrc, taginject, jpegenc, videoflip); the fuzzer is the Swift toolchain's clang
+#   the QtSensors backend plugin (make qt, and make deb's Build-Depends):  qt6-sensors-dev (QtSensors' headers,
+#     Qt6Sensors.pc and libqt6sensors6), qt6-base-dev-tools (moc and qtpaths6, which gives Qt's plugin directory)
+#     and g++; its test (scripts/test-c.sh, part qt) builds a QOrientationSensor program with the same
 #   the sandboxed client test:  bubblewrap (bwrap)
+#   rotwatch --exec turning a real compositor (scripts/test-c.sh, part sway):  sway (headless, with swaymsg)
 #   the package booted under systemd in a container (SystemdBootTests):  systemd-container (systemd-nspawn)
 #   the release link's list of hot functions (scripts/hot-functions.sh):  valgrind
 PKGS="libiio-dev libudev-dev linux-libc-dev umockdev python3-gi gir1.2-umockdev-1.0 systemd libiio-utils make socat locales gcc libc6-dev
       debhelper scdoc man-db bash-completion binutils dpkg-dev init-system-helpers lintian acl
       gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 python3-gst-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good
       gstreamer1.0-plugins-ugly libimage-exiftool-perl ffmpeg bubblewrap valgrind
-      libjson-c-dev libgstreamer1.0-dev pkgconf gstreamer1.0-plugins-bad gstreamer1.0-tools systemd-container"
+      libjson-c-dev libgstreamer1.0-dev pkgconf gstreamer1.0-plugins-bad gstreamer1.0-tools systemd-container
+      sway qt6-sensors-dev qt6-base-dev-tools g++"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

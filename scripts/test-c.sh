@@ -15,9 +15,16 @@
 #              name, node, libcamera id and bus path against rotwatch, in three poses
 #   pipelines  Tests/c/pipelines.py with the installed element, and again with the sanitized one: real pipelines
 #              read back by exiftool and videoflip's output size
+#   qt         Tests/c/qt-sensor.py: the installed QtSensors plugin through a QOrientationSensor program
+#              (qt/tests/follow-orientation.cpp) against a served replay, compared with rotwatch --json; no service,
+#              a restart, and Sensors.conf naming it the default
+#   sway       Tests/c/sway-follow.py: rotwatch --exec with rotwatch(1)'s sway example turning a real headless
+#              sway, run as an unprivileged user (created when missing; skipped without root), against a served
+#              replay: the output's transform follows every change within 0.5 s
 # Each test prints its name; the run prints each part's output, then one line per part, "N passed, N failed" and
 # its wall time, and exits 1 when anything failed. Nothing here waits on a quiet machine: times are compared
-# with what the service published, never with the clock on the wall.
+# with what the service published, never with the clock on the wall; only the qt and sway parts bound how late
+# a reading or a turned output may come after the state's t (0.3 s, 0.5 s), which leaves a loaded machine room.
 set -u
 cd "$(dirname "$0")/.."
 root_dir=$(pwd)
@@ -29,10 +36,10 @@ die() { echo "test-c: $*" >&2; exit 1; }
 for b in rotationd rotwatch; do
     [ -x "$BIN_DIR/$b" ] || die "no $b in $BIN_DIR: build it first (swift build), or pass the directory of the built binaries"
 done
-for tool in gcc pkg-config exiftool umockdev-wrapper /usr/bin/python3; do
+for tool in gcc g++ pkg-config qtpaths6 exiftool umockdev-wrapper /usr/bin/python3; do
     command -v "$tool" >/dev/null || die "$tool is missing: run scripts/install-deps.sh"
 done
-for module in json-c gstreamer-1.0 gstreamer-base-1.0; do
+for module in json-c gstreamer-1.0 gstreamer-base-1.0 Qt6Sensors; do
     pkg-config --exists "$module" || die "pkg-config finds no $module: run scripts/install-deps.sh"
 done
 CLANG=$(command -v clang || echo /opt/swift/usr/bin/clang)
@@ -87,20 +94,23 @@ fuzz() {
 
 # ---- builds ----
 step() { echo "test-c: [$(($(date +%s) - began)) s] $*"; }
-step "building the library, the element and the tests, normally and with the sanitizers"
+step "building the library, the element and the tests, normally and with the sanitizers, and the Qt plugin"
 build() {
     kind=$1
     flags="-O2 -g"
     [ "$kind" = asan ] && flags="-O1 -g $SAN"
+    # The normal build adds the QtSensors plugin, which make install then finds built.
+    targets=clibs
+    [ "$kind" = normal ] && targets="clibs qt"
     # shellcheck disable=SC2086
-    make -s clibs CBUILD="$OUT/$kind" CFLAGS="$flags -Werror" LDFLAGS="$([ "$kind" = asan ] && echo "$SAN")" &&
+    make -s $targets CBUILD="$OUT/$kind" CFLAGS="$flags -Werror" CXXFLAGS="$flags -Werror" LDFLAGS="$([ "$kind" = asan ] && echo "$SAN")" &&
         gcc -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter $flags -Ilibrotationd -o "$OUT/$kind/test-client" \
             Tests/c/test-client.c librotationd/client.c librotationd/message.c $JSONC -lm
 }
 build normal >"$OUT/build-normal.log" 2>&1 &
 normal_build=$!
 build asan >"$OUT/build-asan.log" 2>&1 || { cat "$OUT/build-asan.log"; die "the sanitizer build failed"; }
-wait $normal_build || { cat "$OUT/build-normal.log"; die "building the library, the element or Tests/c/test-client.c failed"; }
+wait $normal_build || { cat "$OUT/build-normal.log"; die "building the library, the element, the Qt plugin or Tests/c/test-client.c failed"; }
 : >"$OUT/build.log"
 step "installing into a scratch root with make install DESTDIR=..."
 destdir=$work/root
@@ -108,6 +118,8 @@ make -s install DESTDIR="$destdir" PREFIX=/usr CBUILD="$OUT/normal" BUILD_DIR="$
     || { cat "$OUT/install.log"; die "make install DESTDIR=$destdir failed"; }
 plugindir=$destdir$(pkg-config --variable=pluginsdir gstreamer-1.0)
 [ -f "$plugindir/libgstrotationd.so" ] || die "make install put no libgstrotationd.so in GStreamer's plugin directory ($plugindir)"
+qtplugins=$destdir$(qtpaths6 --query QT_INSTALL_PLUGINS)
+[ -f "$qtplugins/sensors/libqtsensors_rotationd.so" ] || die "make install put no libqtsensors_rotationd.so in Qt's sensors plugin directory ($qtplugins/sensors)"
 export PKG_CONFIG_PATH="$destdir/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$destdir"
 [ "$(pkg-config --modversion rotationd)" = "$("$BIN_DIR/rotationd" --version | cut -d' ' -f2)" ] \
     || die "the installed rotationd.pc says version $(pkg-config --modversion rotationd 2>&1), rotationd another"
@@ -230,7 +242,17 @@ pipelines() {
     fi
 }
 
-step "running the fuzzer, unit, follow, live and pipelines side by side"
+# The QOrientationSensor program is built here, with nothing but what pkg-config says about Qt6Sensors, while the
+# other parts mostly wait on their replays.
+qt() {
+    # shellcheck disable=SC2046
+    g++ -std=c++17 -Wall -Wextra -Werror -fPIC -O1 -o "$OUT/normal/follow-orientation" qt/tests/follow-orientation.cpp \
+        $(pkg-config --cflags --libs Qt6Sensors) || { echo "FAIL - building qt/tests/follow-orientation.cpp"; return 1; }
+    /usr/bin/python3 Tests/c/qt-sensor.py --program "$OUT/normal/follow-orientation" --plugins "$qtplugins" --lib "$lib_normal" \
+        --bin-dir "$BIN_DIR" --scratch "$work/qt"
+}
+
+step "running the fuzzer, unit, follow, live, pipelines, qt and sway side by side"
 rm -f "$OUT/fuzz-parse"
 part fuzz fuzz
 part unit unit
@@ -239,13 +261,15 @@ part follow-asan follow asan "$lib_asan"
 part live live
 part pipelines-normal pipelines normal
 part pipelines-asan pipelines asan
+part qt qt
+part sway /usr/bin/python3 Tests/c/sway-follow.py --bin-dir "$BIN_DIR"
 wait
 pids=""
 
 status=0
 passed=0
 failed=0
-names="unit fuzz follow-normal follow-asan live pipelines-normal pipelines-asan"
+names="unit fuzz follow-normal follow-asan live pipelines-normal pipelines-asan qt sway"
 for name in $names; do
     echo "==== $name: $(cat "$logs/$name.status" 2>/dev/null || echo 'FAILED (no status)')"
     cat "$logs/$name"

@@ -4,6 +4,7 @@ import RotationEngine
 
 let usage = """
 usage: rotwatch [--json] [--once] [--socket PATH] [--version]
+       rotwatch --exec COMMAND [--socket PATH]
 
 Shows what rotationd publishes, like monitor-sensor: a header line naming the service, the sensor and
 the cameras (with each one's device node, libcamera id, udev bus path and capture nodes, when known),
@@ -11,6 +12,15 @@ then one line per change with the time (monotonic seconds,
 also for a served replay), the orientation and rotation, each camera's capture angle and the tilt.
 When a camera is plugged in or out, a "cameras:" line shows the new list before the state line.
 
+  --exec COMMAND  run COMMAND through /bin/sh for the current rotation, then on each change of the
+                  rotation (not of the tilt or the cameras; never while it is unknown), one run at a time:
+                  a change during a run waits, and only the latest one runs next. Its environment adds
+                  ROTATIOND_ROTATION (0, 90, 180, 270), ROTATIOND_ORIENTATION (normal, left-up, bottom-up,
+                  right-up), ROTATIOND_TRANSFORM (the wl_output transform that keeps the screen upright:
+                  normal, 90, 180, 270, counted counter-clockwise, for wlroots, wlr-randr, niri, Hyprland),
+                  ROTATIOND_SWAY_TRANSFORM (the same in sway's clockwise count) and ROTATIOND_XRANDR
+                  (normal, left, inverted, right). A failing run is reported on standard error and rotwatch
+                  goes on. rotwatch prints no state lines of its own then. Examples: man rotwatch
   --json          print the service's raw JSON lines instead (protocol: Docs/protocol.md)
   --once          print the current state and exit: 0 on success, 2 when no service is running. When
                   the service was idle, waits up to 3 s for the state its sensor reports once sampling
@@ -31,6 +41,7 @@ struct Arguments {
     var json = false
     var once = false
     var socket: String?
+    var exec: String?
 }
 
 func fail(_ message: String, status: Int32) -> Never {
@@ -61,6 +72,9 @@ while !rest.isEmpty {
     case "--socket":
         guard !rest.isEmpty else { fail("--socket needs a path; see --help", status: 2) }
         args.socket = rest.removeFirst()
+    case "--exec":
+        guard !rest.isEmpty, !rest[0].isEmpty else { fail("--exec needs a command, such as --exec 'my-rotate.sh'; see --help", status: 2) }
+        args.exec = rest.removeFirst()
     case "--version":
         say("rotwatch \(ServiceVersion.current)")
         exit(0)
@@ -69,6 +83,10 @@ while !rest.isEmpty {
         exit(0)
     default: fail("unknown option \(a); see --help", status: 2)
     }
+}
+
+if args.exec != nil && (args.once || args.json) {
+    fail("--exec runs a command on each change and prints no state lines: leave out \(args.once ? "--once" : "--json")", status: 2)
 }
 
 // no-color.org: a NO_COLOR that is present and not empty turns colour off.
@@ -140,6 +158,35 @@ if args.once {
 }
 
 signal(SIGPIPE, SIG_IGN)
+
+if let command = args.exec {
+    /// What the --exec loop waits on: the service, and the end of a run.
+    enum Input: Sendable {
+        case service(ServiceEvent)
+        case exited(pid_t, Int32)
+    }
+    let (inputs, feed) = AsyncStream<Input>.makeStream()
+    let runner = CommandRunner(command: command) { pid, status in feed.yield(.exited(pid, status)) }
+    Task {
+        for await event in client.events() { feed.yield(.service(event)) }
+        feed.finish()
+    }
+    for await input in inputs {
+        switch input {
+        case .exited(let pid, let status):
+            runner.runEnded(pid: pid, status: status)
+        case .service(.message(.state(let e), _)):
+            runner.rotationSeen(e.state.rotation)
+        case .service(.message(.error(let e), _)):
+            say("rotwatch: service error: \(e)", to: 2)
+        case .service(.disconnected(let reason, _)):
+            say("rotwatch: \(reason) at \(client.path); waiting for the service, retrying with backoff", to: 2)
+        case .service:
+            break
+        }
+    }
+    exit(0)
+}
 // The camera list last shown: a state that brings another one (a camera plugged in or out) shows it first.
 var shownCameras: [Camera] = []
 for await event in client.events() {

@@ -35,7 +35,7 @@ struct DebianPackageTests {
                      "/usr/lib/systemd/system/rotationd.service", "/usr/lib/systemd/system/rotationd.socket",
                      "/usr/share/man/man8/rotationd.8.gz", "/usr/share/man/man1/rotwatch.1.gz",
                      "/usr/share/bash-completion/completions/rotationd", "/usr/share/bash-completion/completions/rotwatch",
-                     "/usr/share/doc/rotationd/protocol.md", "/usr/share/doc/rotationd/README.md",
+                     "/usr/share/doc/rotationd/protocol.md", "/usr/share/doc/rotationd/README.md", "/usr/share/doc/rotationd/qt.md",
                      "/usr/share/doc/rotationd/examples/subscribe.py"] {
             #expect(paths.contains(path), "\(path) is not in the package")
         }

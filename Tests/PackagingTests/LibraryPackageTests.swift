@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// The C library's and the GStreamer element's packages, built from the same source as the service.
+/// The C library's, the GStreamer element's and the QtSensors backend's packages, built from the same source as the
+/// service.
 @Suite("Library and element packages")
 struct LibraryPackageTests {
     /// A package's files, as `dpkg-deb -c` lists them (symlinks as "path -> target").
@@ -16,7 +17,7 @@ struct LibraryPackageTests {
         try Command.output("dpkg-architecture", ["-qDEB_HOST_MULTIARCH"]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("librotationd0 holds the shared object under its soname; -dev the link to it, the header, the man page and the pkg-config module; the element sits in GStreamer's plugin directory")
+    @Test("librotationd0 holds the shared object under its soname; -dev the link to it, the header, the man page and the pkg-config module; the element sits in GStreamer's plugin directory, the QtSensors backend in Qt's")
     func contents() throws {
         let triplet = try Self.multiarch()
         let version = try PackagePaths.version()
@@ -33,6 +34,11 @@ struct LibraryPackageTests {
         #expect(element.contains("usr/lib/\(triplet)/gstreamer-1.0/libgstrotationd.so"), "\(element)")
         let depends = try Command.output("dpkg-deb", ["-f", try PackagePaths.requireDebianPackage("gstreamer1.0-rotationd"), "Depends"])
         #expect(depends.contains("librotationd0 (>= \(version))"), "the element depends on the library: \(depends)")
+        let qt = try Self.listing("qt6-sensors-rotationd")
+        #expect(qt.contains("usr/lib/\(triplet)/qt6/plugins/sensors/libqtsensors_rotationd.so"), "\(qt)")
+        let qtDepends = try Command.output("dpkg-deb", ["-f", try PackagePaths.requireDebianPackage("qt6-sensors-rotationd"), "Depends"])
+        #expect(qtDepends.contains("librotationd0 (>= \(version))") && qtDepends.contains("libqt6sensors6"),
+                "the QtSensors backend depends on the library and on QtSensors: \(qtDepends)")
     }
 
     @Test("the -dev package's librotationd(3) renders with man --warnings and draws no warning, and shows every function and error code the packaged header declares")

@@ -23,8 +23,8 @@ enum PackagePaths {
     }
 
     /// The binary packages built from the source: the service, the C library, its development files, the
-    /// GStreamer element.
-    static let packageNames = ["rotationd", "librotationd0", "librotationd-dev", "gstreamer1.0-rotationd"]
+    /// GStreamer element, the QtSensors backend.
+    static let packageNames = ["rotationd", "librotationd0", "librotationd-dev", "gstreamer1.0-rotationd", "qt6-sensors-rotationd"]
 
     /// `dist/NAME_VERSION_ARCH.deb` for the source's version and this machine's architecture.
     static func debianPackage(_ name: String = "rotationd") throws -> String {

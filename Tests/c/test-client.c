@@ -194,6 +194,12 @@ static void test_parser_accepts(void) {
                 "\"capture\":null,\"exif\":null}]}", &m) == 0 && !m.state.has_t && m.state.rotation == -1 && m.state.capture[0] == -1 &&
               m.state.sensor == RTD_SENSOR_IDLE, "an idle state");
     rtd_message_clear(&m);
+    CHECK(parse("{\"type\":\"state\",\"seq\":4,\"tilt\":\"face-up\",\"flat\":true}", &m) == 0 && m.state.tilt == ROTATIOND_TILT_FACE_UP &&
+              m.state.flat, "tilt and flat");
+    rtd_message_clear(&m);
+    CHECK(parse("{\"type\":\"state\",\"seq\":4,\"tilt\":\"sideways\",\"flat\":false}", &m) == 0 && m.state.tilt == ROTATIOND_TILT_UNKNOWN &&
+              !m.state.flat, "a tilt class of a later protocol is not known");
+    rtd_message_clear(&m);
     CHECK(parse("{\"type\":\"subscribed\",\"events\":[]}", &m) == 0 && m.kind == RTD_MESSAGE_OTHER, "another type is skipped as OTHER");
     end();
 }
@@ -206,7 +212,8 @@ static void test_parser_refuses(void) {
         "{\"type\":\"state\",\"seq\":-1}", "{\"type\":\"state\",\"seq\":1.5}", "{\"type\":\"state\",\"seq\":99999999999999999999999}",
         "{\"type\":\"state\",\"seq\":1,\"t\":\"now\"}", "{\"type\":\"state\",\"seq\":1,\"t\":1e300}",
         "{\"type\":\"state\",\"seq\":1,\"rotation\":45}", "{\"type\":\"state\",\"seq\":1,\"rotation\":\"90\"}",
-        "{\"type\":\"state\",\"seq\":1,\"missed\":-3}", "{\"type\":\"state\",\"seq\":1,\"cameras\":{}}",
+        "{\"type\":\"state\",\"seq\":1,\"missed\":-3}", "{\"type\":\"state\",\"seq\":1,\"tilt\":5}",
+        "{\"type\":\"state\",\"seq\":1,\"flat\":\"yes\"}", "{\"type\":\"state\",\"seq\":1,\"cameras\":{}}",
         "{\"type\":\"state\",\"seq\":1,\"cameras\":[1]}", "{\"type\":\"state\",\"seq\":1,\"cameras\":[{\"mount\":0}]}",
         "{\"type\":\"state\",\"seq\":1,\"cameras\":[{\"name\":\"a\",\"mount\":360}]}",
         "{\"type\":\"state\",\"seq\":1,\"cameras\":[{\"name\":\"a\",\"mount\":0,\"device\":7}]}",
@@ -393,10 +400,16 @@ static void test_lookup_and_times(void) {
     int degrees;
     CHECK(rotationd_rotation(r, ns(11), &degrees) == 0 && degrees == 0 && rotationd_rotation(r, ROTATIOND_NOW, &degrees) == 0 &&
               degrees == 90, "rotation");
-    /* A state that has not decided the rotation. */
-    service_send(&s, "{\"type\":\"state\",\"seq\":3,\"t\":13,\"rotation\":null,\"sensor\":\"lost\",\"cameras\":[{\"name\":\"back\",\"mount\":90,"
-                     "\"capture\":null,\"exif\":null}]}\n");
+    struct rotationd_state st;
+    CHECK(rotationd_state(r, ns(11), &st) == 0 && st.rotation == 0 && st.tilt == ROTATIOND_TILT_VERTICAL && !st.flat && st.seq == 1 &&
+              st.since == ns(10), "the state at 11 s: rotation %d tilt %d since %lld", st.rotation, st.tilt, (long long)st.since);
+    CHECK(rotationd_state(r, ns(9), &st) == -ENODATA && rotationd_state(r, ROTATIOND_NOW, NULL) == -EINVAL, "state: no answer, bad argument");
+    /* A state that has not decided the rotation, lying flat face down. */
+    service_send(&s, "{\"type\":\"state\",\"seq\":3,\"t\":13,\"rotation\":null,\"tilt\":\"face-down\",\"flat\":true,\"sensor\":\"lost\","
+                     "\"cameras\":[{\"name\":\"back\",\"mount\":90,\"capture\":null,\"exif\":null}]}\n");
     CHECK(pump(r, 1, 2) == 1, "third state");
+    CHECK(rotationd_state(r, ROTATIOND_NOW, &st) == 0 && st.rotation == -1 && st.tilt == ROTATIOND_TILT_FACE_DOWN && st.flat == 1 &&
+              st.seq == 3 && st.since == ns(13), "an undecided state is no error: rotation %d tilt %d flat %d", st.rotation, st.tilt, st.flat);
     rc = rotationd_camera_angle(r, "back", ROTATIOND_NOW, &a);
     CHECK(rc == -ENODATA && strstr(rotationd_error_message(r), "not decided"), "undecided: %d %s", rc, rotationd_error_message(r));
     CHECK(rotationd_rotation(r, ROTATIOND_NOW, &degrees) == -ENODATA && strstr(rotationd_error_message(r), "lost"), "%s",
