@@ -105,6 +105,34 @@ struct SleepWakeTests {
 
     static func millis(_ s: Double?) -> String { s.map { String(format: "%.0f ms", $0 * 1000) } ?? "never" }
 
+    @Test("the test bed's suspend as the program sees it: a CLOCK_REALTIME timerfd armed with TFD_TIMER_CANCEL_ON_SET becomes readable at the wake and its read fails with ECANCELED; CLOCK_BOOTTIME - CLOCK_MONOTONIC grows by the time slept; a 2 s sleep or poll() across a 1.5 s suspend lasts 2 s on CLOCK_MONOTONIC and 3.5 s on CLOCK_BOOTTIME")
+    func testBedSuspend() async throws {
+        let steps: [[Any]] = [["start"], ["wait", "ready", 10], ["suspend", 1.5, [String: Any]()], ["wait", "timerfd", 5],
+                              ["wait", "sleeping", 5], ["sleep", 0.5], ["suspend", 1.5, [String: Any]()], ["wait", "slept", 5],
+                              ["wait", "polling", 5], ["sleep", 0.5], ["suspend", 1.5, [String: Any]()], ["wait", "polled", 5],
+                              ["exit", 10]]
+        let r = try await UmockdevRun.run(devices: [], steps: steps,
+                                          arguments: [UmockdevRun.fixtures.appendingPathComponent("sleep-probe.py").path],
+                                          program: "/usr/bin/python3")
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        func numbers(_ prefix: String) -> [Double] {
+            guard let line = r.stdout.first(where: { $0.hasPrefix(prefix) }) else { return [] }
+            return line.split(whereSeparator: { " ;,".contains($0) }).compactMap { Double($0) }
+        }
+        let cancelled = numbers("timerfd: ECANCELED at ")
+        let woke = try #require(Self.printed(r, "suspend: woke at "), "\(r.transcript)")
+        #expect(cancelled.count == 2, "\(r.stdout)")
+        if cancelled.count == 2 {
+            #expect(cancelled[0] >= woke && cancelled[0] - woke < 0.5, "cancelled at \(cancelled[0]), woke at \(woke)")
+            #expect(abs(cancelled[1] - 1.5) < 0.05, "CLOCK_BOOTTIME - CLOCK_MONOTONIC grew \(cancelled[1]) s")
+        }
+        for what in ["slept ", "polled "] {
+            let n = numbers(what)
+            #expect(n.count == 2 && abs(n[0] - 2) < 0.1 && abs(n[1] - 3.5) < 0.2, "\(what): \(r.stdout)")
+        }
+        #expect(r.stderr.contains { $0.contains("resume timerfd") && $0.contains("TFD_TIMER_CANCEL_ON_SET cancelled") }, "\(r.transcript)")
+    }
+
     @Test("a part asleep while the device is turned: the new rotation is published within 0.5 s of the wake, and no write is refused",
           arguments: parts, [90, 180])
     func turnedWhileAsleep(part: Part, degrees: Int) async throws {
