@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+
+/// A tablet turned while the system sleeps: the device is held upright and still until the service has settled
+/// (the still pace, a part's motion event armed), then the system is suspended for 3 s (`umockdev-driver.py`'s
+/// `suspend` step: the service is stopped, its CLOCK_MONOTONIC held back by the time slept while CLOCK_BOOTTIME is
+/// not, and a CLOCK_REALTIME timerfd armed with TFD_TIMER_CANCEL_ON_SET is cancelled at the resume, by
+/// `iio-kernel.c`), and while asleep the device is turned a quarter or a half and held. The new rotation must be
+/// published within 0.5 s of the wake.
+///
+/// Traces: `zoo/sleep-turn-90.csv` and `zoo/sleep-turn-180.csv` (`scripts/make-sleep-trace.py`): upright until
+/// 12.5 s, turned over 0.65 s a quarter, held until 24 s. The sleep starts 12 s into the trace.
+@Suite("Suspend and resume: a device turned while the system sleeps")
+struct SleepWakeTests {
+    /// One part and how it comes back from the sleep (the `suspend` step's options).
+    struct Part: CustomTestStringConvertible, Sendable {
+        /// The fixture, `Tests/fixtures/zoo/NAME.umockdev`.
+        var fixture: String
+        /// The `suspend` step's options, as JSON.
+        var options: String
+        var testDescription: String
+
+        init(_ fixture: String, options: String = "{}", _ description: String? = nil) {
+            self.fixture = fixture
+            self.options = options
+            testDescription = description ?? fixture
+        }
+
+        /// The options as an object, with the time the sleep starts.
+        var suspendOptions: [String: Any] {
+            var o = (try? JSONSerialization.jsonObject(with: Data(options.utf8))) as? [String: Any] ?? [:]
+            o["at"] = SleepWakeTests.asleepAt
+            return o
+        }
+    }
+
+    static let parts: [Part] = [
+        Part("bmc150-dual"), Part("kxcjk-1013"), Part("inv_mpu6050"), Part("st_lsm6dsx"),
+        Part("hid-sensor", options: #"{"hid": {"silent": 300}}"#, "hid-sensor (silent 300 ms)"),
+        Part("hid-sensor", options: #"{"hid": "wedged"}"#, "hid-sensor (wedged)"),
+        Part("mxc4005-noirq", options: #"{"powered": true}"#, "mxc4005-noirq (polled)"),
+    ]
+
+    /// The parts with a motion event, which lose its configuration over the sleep.
+    static let lostEvents: [Part] = ["bmc150-dual", "kxcjk-1013", "inv_mpu6050", "st_lsm6dsx"].map {
+        Part($0, options: #"{"events": "lost"}"#, "\($0) (events lost)")
+    }
+
+    /// When the sleep starts, s into the trace; how long it lasts; when the turn starts, and how long a quarter
+    /// takes (`make-sleep-trace.py`).
+    static let asleepAt = 12.0
+    static let sleepSeconds = 3.0
+    static let turnStart = 12.5
+    static let quarter = 0.65
+    /// How long the trace is played.
+    static let traceSeconds = 23.8
+    /// The longest a wake may take to show the new rotation.
+    static let wakeLatency = 0.5
+
+    /// The enable file of the display accelerometer's motion event, if the fixture describes one.
+    static func eventEnable(_ fixture: String) throws -> String? {
+        let url = UmockdevRun.fixtures.appendingPathComponent("zoo/\(fixture).json")
+        let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let devices = try #require(spec["devices"] as? [String: Any])
+        let device = devices["iio:device0"].flatMap { ($0 as? [[String: Any]])?.first ?? $0 as? [String: Any] }
+        return ((device?["events"] as? [String: Any])?["enable"] as? [String: String])?.values.sorted().first
+    }
+
+    /// A time the driver printed on stderr after `prefix` (the program's CLOCK_MONOTONIC).
+    static func printed(_ r: UmockdevRun.Result, _ prefix: String) -> Double? {
+        r.stderr.first { $0.hasPrefix(prefix) }.flatMap { Double($0.dropFirst(prefix.count).split(separator: " ")[0]) }
+    }
+
+    /// When `rotation` was first published after `after` (the program's monotonic s), or nil.
+    static func published(_ r: UmockdevRun.Result, rotation: Int, after: Double) -> Double? {
+        r.events.first { ($0["t"] as? Double ?? 0) > after && $0["rotation"] as? Int == rotation }?["t"] as? Double
+    }
+
+    /// Runs `rotationd --print` on the part while the trace turning it by `degrees` plays: once rotation 0 is
+    /// published (and the part's motion event armed), the system sleeps from 12 s into the trace for 3 s (with
+    /// `sleep`), then the run waits for the new rotation. Returns the run and the wake→publish time (nil: not
+    /// published before the trace ended).
+    static func run(_ part: Part, degrees: Int, sleep: Bool) async throws -> (UmockdevRun.Result, Double?) {
+        var steps: [[Any]] = [["start"], ["play", "zoo/sleep-turn-\(degrees).csv", traceSeconds],
+                              ["wait", "\"rotation\":0,", 15]]
+        if let enable = try eventEnable(part.fixture) {
+            steps.append(["wait-file", "sys/bus/iio/devices/iio:device0/\(enable)", "1", asleepAt])
+        }
+        if sleep { steps.append(["suspend", sleepSeconds, part.suspendOptions]) }
+        // Until the trace ends.
+        let left = sleep ? traceSeconds - asleepAt - sleepSeconds : traceSeconds
+        steps += [["wait", "\"rotation\":\(degrees),", left], ["stop"]]
+        let r = try await UmockdevRun.run(devices: ["zoo/\(part.fixture).umockdev"], steps: steps, arguments: ["--print"])
+        let start = try #require(printed(r, "play: started at "), "\(r.transcript)")
+        let turnEnd = start + turnStart + quarter * Double(degrees) / 90
+        guard sleep else { return (r, published(r, rotation: degrees, after: turnEnd - 1).map { $0 - turnEnd }) }
+        let asleep = try #require(printed(r, "suspend: asleep at "), "\(r.transcript)")
+        let woke = try #require(printed(r, "suspend: woke at "), "\(r.transcript)")
+        // The sleep must begin before the turn does, else the turn is seen awake.
+        #expect(asleep < start + turnStart, "fell asleep \(asleep - start) s into the trace, after the turn began")
+        // On the program's clock the sleep takes no time (its CLOCK_MONOTONIC is held back by the time slept).
+        #expect(woke - asleep < 0.1, "the program's clock moved \(woke - asleep) s across the sleep")
+        return (r, published(r, rotation: degrees, after: woke).map { $0 - woke })
+    }
+
+    static func millis(_ s: Double?) -> String { s.map { String(format: "%.0f ms", $0 * 1000) } ?? "never" }
+
+    @Test("the test bed's suspend as the program sees it: a CLOCK_REALTIME timerfd armed with TFD_TIMER_CANCEL_ON_SET becomes readable at the wake and its read fails with ECANCELED; CLOCK_BOOTTIME - CLOCK_MONOTONIC grows by the time slept; a 2 s sleep or poll() across a 1.5 s suspend lasts 2 s on CLOCK_MONOTONIC and 3.5 s on CLOCK_BOOTTIME")
+    func testBedSuspend() async throws {
+        let steps: [[Any]] = [["start"], ["wait", "ready", 10], ["suspend", 1.5, [String: Any]()], ["wait", "timerfd", 5],
+                              ["wait", "sleeping", 5], ["sleep", 0.5], ["suspend", 1.5, [String: Any]()], ["wait", "slept", 5],
+                              ["wait", "polling", 5], ["sleep", 0.5], ["suspend", 1.5, [String: Any]()], ["wait", "polled", 5],
+                              ["exit", 10]]
+        let r = try await UmockdevRun.run(devices: [], steps: steps,
+                                          arguments: [UmockdevRun.fixtures.appendingPathComponent("sleep-probe.py").path],
+                                          program: "/usr/bin/python3")
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        func numbers(_ prefix: String) -> [Double] {
+            guard let line = r.stdout.first(where: { $0.hasPrefix(prefix) }) else { return [] }
+            return line.split(whereSeparator: { " ;,".contains($0) }).compactMap { Double($0) }
+        }
+        let cancelled = numbers("timerfd: ECANCELED at ")
+        let woke = try #require(Self.printed(r, "suspend: woke at "), "\(r.transcript)")
+        #expect(cancelled.count == 2, "\(r.stdout)")
+        if cancelled.count == 2 {
+            #expect(cancelled[0] >= woke && cancelled[0] - woke < 0.5, "cancelled at \(cancelled[0]), woke at \(woke)")
+            #expect(abs(cancelled[1] - 1.5) < 0.05, "CLOCK_BOOTTIME - CLOCK_MONOTONIC grew \(cancelled[1]) s")
+        }
+        for what in ["slept ", "polled "] {
+            let n = numbers(what)
+            #expect(n.count == 2 && abs(n[0] - 2) < 0.1 && abs(n[1] - 3.5) < 0.2, "\(what): \(r.stdout)")
+        }
+        #expect(r.stderr.contains { $0.contains("resume timerfd") && $0.contains("TFD_TIMER_CANCEL_ON_SET cancelled") }, "\(r.transcript)")
+    }
+
+    @Test("a part asleep while the device is turned: the new rotation is published within 0.5 s of the wake, and no write is refused",
+          arguments: parts, [90, 180])
+    func turnedWhileAsleep(part: Part, degrees: Int) async throws {
+        let (r, latency) = try await Self.run(part, degrees: degrees, sleep: true)
+        print("wake→publish \(part.testDescription) \(degrees)°: \(Self.millis(latency))")
+        #expect(latency.map { $0 < Self.wakeLatency } == true,
+                "\(degrees)° published \(Self.millis(latency)) after the wake: \(r.transcript)")
+        #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
+        let failure = r.failure.map { $0.contains("\"wait\"") ? nil : $0 } ?? nil
+        #expect(failure == nil, "\(failure ?? "")")
+    }
+
+    @Test("a part whose motion event lost its configuration over the sleep (the enable files still read 1): the new rotation is published within 0.5 s of the wake, and no write is refused",
+          arguments: lostEvents)
+    func turnedWhileAsleepEventsLost(part: Part) async throws {
+        let (r, latency) = try await Self.run(part, degrees: 90, sleep: true)
+        print("wake→publish \(part.testDescription) 90°: \(Self.millis(latency))")
+        #expect(latency.map { $0 < Self.wakeLatency } == true,
+                "90° published \(Self.millis(latency)) after the wake: \(r.transcript)")
+        #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
+    }
+
+    @Test("control, without the sleep: the same turn made while awake is published within 2 s of its end, and no write is refused",
+          arguments: parts.filter { $0.options == "{}" || $0.fixture != "hid-sensor" } + [Part("hid-sensor")])
+    func turnedAwake(part: Part) async throws {
+        let (r, latency) = try await Self.run(part, degrees: 90, sleep: false)
+        print("turn end→publish \(part.fixture) 90° awake: \(Self.millis(latency))")
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(latency.map { $0 < 2 } == true, "published \(Self.millis(latency)) after the turn's end: \(r.transcript)")
+        #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
+    }
+}
