@@ -5,17 +5,17 @@ gyroscope, in the device frame of Tests/fixtures/zoo/four-poses.csv (screen lean
 
     make-sleep-trace.py DEGREES OUT.csv
 
-Upright (rotation 0) from 0 s to 12.5 s, turned clockwise by DEGREES (90 or 180) from 12.5 s over 0.65 s per
-quarter, then held until 24 s. A test falls asleep at 12 s for 3 s, so the turn is made, and over, while asleep.
+Upright (rotation 0) from 0 s to 6.5 s, turned clockwise by DEGREES (90 or 180) from 6.5 s over 0.65 s per
+quarter, then held until 15 s. A test falls asleep at 6 s for 3 s, so the turn is made, and over, while asleep.
 The part has 0.03 m/s^2 of noise per axis and a small bias. Deterministic (fixed seed). Standard library only.
 """
 import math, random, sys
 
 G = 9.80665
 RATE = 50.0
-DURATION = 24.0
+DURATION = 15.0
 PITCH = 30.0
-TURN_START = 12.5
+TURN_START = 6.5
 QUARTER = 0.65
 
 

@@ -18,6 +18,12 @@ static inline int rotationd_wake_timer_arm(int fd) {
     return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &spec, NULL);
 }
 
+/* Disarms `fd`: clock changes no longer cancel it. */
+static inline int rotationd_wake_timer_disarm(int fd) {
+    struct itimerspec spec = {{0, 0}, {0, 0}};
+    return timerfd_settime(fd, 0, &spec, NULL);
+}
+
 /* A new armed timer (non-blocking, close-on-exec), or -1 with errno. */
 static inline int rotationd_wake_timer(void) {
     int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);

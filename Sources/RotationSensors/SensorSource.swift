@@ -282,10 +282,9 @@ public final class SensorSource: @unchecked Sendable {
     /// Whether the system slept since the last check: if so, the next sample delivered follows a gap (the engine
     /// restarts its estimate from it), and a capture reads its part at once, at the full rate. Logged.
     func woke(_ id: String) -> Bool {
-        guard let slept = wakes?.woke() else { return false }
+        guard let slept = wakes?.woke(rearm: readInterval == 0) else { return false }
         gapPending = true
-        let what = slept > 0 ? "the system slept \((slept * 10).rounded() / 10) s" : "the clock was set (as on a resume)"
-        SensorLog.write(.info, "\(what): reading \(id) at once at the full rate, as the device may have been turned meanwhile")
+        SensorLog.write(.info, "the system slept \((slept * 10).rounded() / 10) s: reading \(id) at once at the full rate, as the device may have been turned meanwhile")
         return true
     }
 

@@ -4,21 +4,33 @@ import CWake
 /// Learns that the system slept and woke, without D-Bus, so that a capture treats its part as unknown: the
 /// device may have been turned while the system slept, and no motion event, batch or still-pace read says so.
 ///
-/// Two signals, either enough: a CLOCK_REALTIME timerfd armed with `TFD_TIMER_CANCEL_ON_SET`, which the kernel
-/// cancels on every resume (its descriptor, `descriptor`, wakes a capture asleep in `poll`), and
-/// CLOCK_BOOTTIME − CLOCK_MONOTONIC, which grows by the time slept (checked at every wake-up, for a kernel or a
-/// sandbox where the timer does not fire). The timer is also cancelled when someone sets the clock: a wake
-/// found that way costs a spare read at the full rate, nothing more. Owned by the sensor thread.
+/// The proof of a sleep is CLOCK_BOOTTIME − CLOCK_MONOTONIC, which grows by the time slept; it is checked at
+/// every wake-up of the sensor thread. What wakes that thread at the resume is a CLOCK_REALTIME timerfd armed
+/// with `TFD_TIMER_CANCEL_ON_SET` (`descriptor`, polled beside every wait of a capture): the kernel cancels it on
+/// every resume. It is also cancelled whenever the realtime clock is set, by NTP's steps or, in some virtual
+/// machines, ten times a second: a cancellation without the clocks drifting apart is no sleep, and the timer is
+/// then disarmed, and armed again only at a wake-up of the thread while the part is read at the full rate, a
+/// second later at first and twice as late after each such cancellation in a row (at most `longestBackOff`).
+/// So a clock set often never wakes a still device (its timer stays disarmed until it moves; a sleep is then
+/// found at the next read, or safety read, instead), and on a device whose clock is set now and then the timer
+/// is armed whenever it matters. Owned by the sensor thread.
 final class WakeWatch {
     /// How much CLOCK_BOOTTIME must run ahead of CLOCK_MONOTONIC between two checks to count as a sleep.
     static let sleepThreshold = 0.2
+    /// The longest the timer stays disarmed after cancellations that were no sleep.
+    static let longestBackOff = 64.0
 
-    /// The timer's descriptor, to poll beside a capture's own; −1 without one (the clock check still works).
+    /// The timer's descriptor, to poll beside a capture's own; −1 without one (the clocks are still compared at
+    /// every wake-up).
     let descriptor: Int32
     private var slept: Double
+    private var armed: Bool
+    private var backOff = 1.0
+    private var armAt = 0.0
 
     init() {
         descriptor = rotationd_wake_timer()
+        armed = descriptor >= 0
         if descriptor < 0 {
             SensorLog.once(.warning, "\(SystemError(operation: "create", path: "a CLOCK_REALTIME timerfd", errno: errno)): a resume from suspend is noticed at the next reading only")
         }
@@ -29,17 +41,33 @@ final class WakeWatch {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    /// The seconds slept when the system woke since the last call (0 when only the clock was set), or nil;
-    /// re-arms the timer.
-    func woke() -> Double? {
-        var cancelled = false
-        if descriptor >= 0, rotationd_wake_timer_read(descriptor) == 1 {
-            cancelled = true
-            _ = rotationd_wake_timer_arm(descriptor)
-        }
+    /// The seconds slept when the system slept since the last call, or nil. `rearm`: whether a timer disarmed
+    /// after a clock change may be armed again now (the part is read at the full rate).
+    func woke(rearm: Bool) -> Double? {
+        let cancelled = armed && rotationd_wake_timer_read(descriptor) == 1
         let now = rotationd_seconds_slept()
         let grown = now - slept
         slept = now
-        return cancelled || grown > WakeWatch.sleepThreshold ? max(0, grown) : nil
+        let time = MonotonicClock.now()
+        if grown > WakeWatch.sleepThreshold {
+            backOff = 1
+            arm()
+            return grown
+        }
+        if cancelled {
+            // The clock was set, and nobody slept.
+            _ = rotationd_wake_timer_disarm(descriptor)
+            armed = false
+            armAt = time + backOff
+            backOff = min(2 * backOff, WakeWatch.longestBackOff)
+        } else if rearm, !armed, descriptor >= 0, time >= armAt {
+            arm()
+        }
+        return nil
+    }
+
+    private func arm() {
+        guard descriptor >= 0 else { return }
+        armed = rotationd_wake_timer_arm(descriptor) == 0
     }
 }
