@@ -46,8 +46,8 @@ public final class SensorSource: @unchecked Sendable {
         /// the event fires within a sample period of a turn's start (the threshold is the change between two
         /// samples at that frequency).
         public var motionSampleRate: Double = 12.5
-        /// While the event is armed, the part is read once this often all the same (one axis; three times less
-        /// often where a raw read sleeps in the driver), in case an event was lost: an edge-triggered interrupt
+        /// While the event is armed, the part is read once this often all the same (one axis), in case an event
+        /// was lost: an edge-triggered interrupt
         /// line that missed the edge of a latched interrupt stays quiet until the latch is reset. One wake-up in
         /// this many seconds; a lost event delays a turn by at most this long.
         /// A read that finds the device moved with no event since the event was armed shows that the part's
