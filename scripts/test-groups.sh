@@ -3,9 +3,9 @@
 # turn and exits 1 if any failed.
 #   scripts/test-groups.sh BIN_DIR [GROUP ...]      e.g. .build/debug, or the path `swift build --show-bin-path`
 # The groups (all three when none is named):
-#   sensors     the umockdev-emulated sensors, as four processes: the driver zoo's four poses; its listings,
-#               its parts watching for motion and the test bed's kernel rules; a sleep of the system and the
-#               programs that share the sensor (iio-sensor-proxy, a raw poller); the other live sensor tests
+#   sensors     the umockdev-emulated sensors, as five processes: the driver zoo's four poses; its listings,
+#               its parts watching for motion and the test bed's kernel rules; rotationd beside a raw poller and
+#               beside iio-sensor-proxy on the zoo's drivers; a sleep of the system; the other live sensor tests
 #   service     the engine, the service and clients as real processes, the cameras, the fuzz corpora
 #   packaging   the Debian package in dist/ (`make deb`), lintian, man pages, completions, the packaged service
 # Most tests start rotationd under umockdev and wait for a trace played in real time; a test process runs
@@ -48,9 +48,10 @@ for group in $groups; do
     sensors)
         run driver-zoo-poses --filter 'DriverZooTests/fourPoses' &
         run driver-zoo-listing --filter 'DriverZooTests/listing|DriverZooTests/motion|KernelRulesTests' &
-        run live-sensors --filter RotationSensorsTests --skip 'DriverZooTests|KernelRulesTests|SleepWakeTests|NeighbourTests' &
-        run sleep-and-neighbours --filter 'SleepWakeTests|NeighbourTests' &
-        names="$names driver-zoo-poses driver-zoo-listing live-sensors sleep-and-neighbours" ;;
+        run neighbours --filter NeighbourTests &
+        run sleep --filter SleepWakeTests &
+        run live-sensors --filter RotationSensorsTests --skip 'DriverZooTests|KernelRulesTests|NeighbourTests|SleepWakeTests' &
+        names="$names driver-zoo-poses driver-zoo-listing neighbours sleep live-sensors" ;;
     service)
         run service --skip 'RotationSensorsTests|PackagingTests' &
         names="$names service" ;;

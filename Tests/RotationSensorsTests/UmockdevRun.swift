@@ -25,6 +25,9 @@ struct UmockdevRun {
         /// Every raw read that slept in the emulated driver, as `iio:device0 in_accel_y_raw slept 3.6 ms at T`
         /// (T the CLOCK_MONOTONIC time it ended, s).
         var reads: [String] = []
+        /// Every open of an emulated device node the kernel refused, as `iio:device0 dev/iio:device0 EBUSY why`
+        /// (the node is held by one open file at a time).
+        var opens: [String] = []
 
         /// The writes the kernel refused.
         var refusedWrites: [String] { kernel.filter { !$0.hasSuffix(" ok") } }
@@ -77,7 +80,9 @@ struct UmockdevRun {
         var failure: String? { stderr.first { $0.hasPrefix("driver:") } }
 
         /// Everything, for test failure messages.
-        var transcript: String { (stdout + stderr + kernel.map { "kernel: write " + $0 }).joined(separator: "\n") }
+        var transcript: String {
+            (stdout + stderr + kernel.map { "kernel: write " + $0 } + opens.map { "kernel: open " + $0 }).joined(separator: "\n")
+        }
     }
 
     /// A fresh socket path under /tmp, short enough for a Unix socket, named after `name`.
@@ -128,10 +133,11 @@ struct UmockdevRun {
             String(decoding: d, as: UTF8.self).split(separator: "\n").map(String.init)
         }
         let err = lines(errData)
-        let prefix = "kernel: write ", read = "kernel: read "
+        let prefix = "kernel: write ", read = "kernel: read ", refused = "kernel: open "
         return Result(status: p.terminationStatus, stdout: lines(outData),
-                      stderr: err.filter { !$0.hasPrefix(prefix) && !$0.hasPrefix(read) },
+                      stderr: err.filter { !$0.hasPrefix(prefix) && !$0.hasPrefix(read) && !$0.hasPrefix(refused) },
                       kernel: err.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) },
-                      reads: err.filter { $0.hasPrefix(read) }.map { String($0.dropFirst(read.count)) })
+                      reads: err.filter { $0.hasPrefix(read) }.map { String($0.dropFirst(read.count)) },
+                      opens: err.filter { $0.hasPrefix(refused) }.map { String($0.dropFirst(refused.count)) })
     }
 }
