@@ -15,9 +15,10 @@ struct NeighbourTests {
     static let drivers = ["hid-sensor", "bmc150-dual", "kxcjk-1013", "mxc4005", "st_accel", "cros-ec", "inv_mpu6050",
                           "bmi323", "st_lsm6dsx", "mma8452"]
 
-    /// When each turn of `zoo/four-poses.csv` starts, s into the trace, and how long it takes.
+    /// When each turn of `zoo/four-poses.csv` starts, s into the trace, and how long it takes: the trace's
+    /// gravity leaves the pose 0.05 s after the start and is in the next one 0.6 s after it.
     static let turns = DriverZooTests.turns
-    static let turnLength = 0.45
+    static let turnLength = 0.6
     /// The pose each turn ends in: rotationd's rotation and iio-sensor-proxy's name for it.
     static let poses = [(90, "left-up"), (180, "bottom-up"), (270, "right-up"), (0, "normal")]
     /// How long after a turn ends iio-sensor-proxy may report its pose: it reads every 700 ms.
