@@ -1,4 +1,5 @@
 import Glibc
+import RotationClient
 import RotationEngine
 
 /// The names display programs give the turn that keeps the screen's content upright at a rotation, handed to
@@ -181,22 +182,8 @@ final class CommandRunner {
 /// Runs `body` on a new detached POSIX thread: a run's wait blocks it, and must not block the task that
 /// follows the service.
 private func startThread(_ body: @escaping @Sendable () -> Void) {
-    final class Box {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-    var attributes = pthread_attr_t()
-    pthread_attr_init(&attributes)
-    defer { pthread_attr_destroy(&attributes) }
-    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-    var thread = pthread_t()
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    let rc = pthread_create(&thread, &attributes, { arg in
-        Unmanaged<Box>.fromOpaque(arg!).takeRetainedValue().body()
-        return nil
-    }, box)
+    let rc = DetachedThread.tryStart(body)
     if rc != 0 {
-        Unmanaged<Box>.fromOpaque(box).release()
         fail("could not start a thread to wait for the command: \(String(cString: strerror(rc))); "
              + "the system is out of threads or memory", status: 1)
     }
