@@ -73,7 +73,7 @@ public struct CapturePlan: Sendable, Hashable {
             reason = "iio-sensor-proxy's udev rules tag the device, so the desktop reads it (its raw attributes, or its buffer through the node): holding the buffer would make those reads fail"
         } else if let driver = CapturePlan.rawReadsWhileBuffered[name] ?? CapturePlan.hidTrigger(trigger) {
             mode = .buffered
-            reason = "nobody else was found reading it, and its driver, \(driver), answers raw reads while the buffer runs"
+            reason = "its driver, \(driver), answers raw reads while the buffer runs, so holding the buffer refuses nobody"
         } else {
             reason = "its driver refuses raw reads while the buffer runs (EBUSY), so holding the buffer would make every other program's in_*_raw reads fail"
         }
