@@ -12,7 +12,7 @@ struct DriverZooTests {
                           "cros-ec", "cros-ec-location", "inv_mpu6050", "bmi323", "st_lsm6dsx", "st_lsm6dsx-noirq",
                           "mma8452", "inv_mpu6050-gyro-scale-x1000"]
 
-    /// When each turn of `zoo/four-poses.csv` starts, s into the trace (each takes 0.45 s; the poses between
+    /// When each turn of `zoo/four-poses.csv` starts, s into the trace (each takes 0.6 s; the poses between
     /// are held).
     static let turns = [3.0, 6.6, 10.2, 13.8]
 
