@@ -74,7 +74,7 @@ final class BatchReader {
             if source.stopRequested { return .stopped }
             let ready = waitForBatch(streams.accel)
             if source.stopRequested { return .stopped }
-            if source.woke(part.accel.id) {
+            if source.woke(part.accel.id, resumeReadable: ready.resume) {
                 woke = true
                 reenabled = true
                 return nil
@@ -117,8 +117,8 @@ final class BatchReader {
     }
 
     /// Sleeps until a buffer holds a batch, a sample has waited long enough for the gyroscope, the silence runs
-    /// out, or a stop; says which buffers are readable.
-    private func waitForBatch(_ accel: BufferStream) -> (accel: Bool, gyro: Bool) {
+    /// out, or a stop; says which buffers are readable, and whether the resume descriptor is.
+    private func waitForBatch(_ accel: BufferStream) -> (accel: Bool, gyro: Bool, resume: Bool) {
         // While still, a separate gyroscope does not wake the thread: its buffer is drained with the
         // accelerometer's batches, and the samples go out without waiting for it.
         var fds = [pollfd(fd: accel.fd, events: Int16(POLLIN), revents: 0),
@@ -129,7 +129,7 @@ final class BatchReader {
         var wait = lastAccel + silence - now
         if let first = pending.first { wait = min(wait, first.time + gyroWait - now) }
         _ = poll(&fds, 4, Int32(max(0, wait * 1000).rounded(.up)))
-        return (fds[0].revents != 0, fds[1].revents != 0)
+        return (fds[0].revents != 0, fds[1].revents != 0, fds[3].revents != 0)
     }
 
     /// Everything waiting in the separate gyroscope's buffer, a batch at a time (the buffer does not block).

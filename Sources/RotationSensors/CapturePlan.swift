@@ -25,8 +25,6 @@ public struct CapturePlan: Sendable, Hashable {
     public var neighbour: String?
     /// Why this mode, in a sentence that names the file or driver behind it.
     public var reason: String
-    /// Whether another program's buffer runs on the device: nothing of the device may be written while it does.
-    public var foreignBuffer: Bool
 
     /// The drivers whose `read_raw` answers while the buffer runs, by the device name they register: on every
     /// other driver a running buffer makes every other program's raw reads fail.
@@ -59,7 +57,6 @@ public struct CapturePlan: Sendable, Hashable {
     init(canBuffer: Bool, pollingReason: String?, name: String, trigger: String?, hasRaw: Bool, bufferEnabled: Bool,
          sensorProxyType: String?) {
         let proxy = sensorProxyType.map { "iio-sensor-proxy (udev IIO_SENSOR_PROXY_TYPE=\($0))" }
-        foreignBuffer = bufferEnabled
         neighbour = bufferEnabled ? "another program's buffer (buffer/enable reads 1)" + (proxy.map { ", " + $0 } ?? "") : proxy
         mode = .polled
         if bufferEnabled {

@@ -99,7 +99,7 @@ final class EventWatch {
             case .resumed:
                 // The part may have lost its configuration while the system slept, and a turn made meanwhile
                 // raised no event: it is read at once, and armed again (0, then 1) at the next still spell.
-                if source.woke(accel.id) { return .moved }
+                if source.woke(accel.id, resumeReadable: true) { return .moved }
             case .motion:
                 source.setMotionEventsWork(part.part, true)
                 SensorLog.write(.debug, "\(accel.id): the part reported motion: reading it at \(FrequencyPlan.text(part.rate)) Hz")
@@ -122,7 +122,7 @@ final class EventWatch {
     /// arrived from the part, its events do not work, and it is read at the still pace from then on (logged once).
     private func safetyRead(_ watch: MotionWatch, takeOne: () -> CapturedPart.Taken) -> SensorCapture.StillEnd? {
         let accel = part.accel, source = part.source
-        if source.woke(accel.id) { return .moved }
+        if source.woke(accel.id, resumeReadable: false) { return .moved }
         if part.glance() { return nil }
         let sample: Sample
         switch takeOne() {

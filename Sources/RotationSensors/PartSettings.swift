@@ -41,7 +41,7 @@ final class PartSettings {
 
     /// Whether the buffer of device `id` runs: while this capture writes, its own never does.
     static func bufferRuns(_ id: String) -> Bool {
-        (try? TextFile.read(SensorError.sysfsPath(id, "buffer/enable")))?.trimmedSysfs == "1"
+        DeviceFiles(id: id, names: []).read("buffer/enable") == "1"
     }
 
     /// Writes `value` to `file` of `device`, remembering what it held; returns whether the driver took it.

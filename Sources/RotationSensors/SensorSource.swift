@@ -281,8 +281,9 @@ public final class SensorSource: @unchecked Sendable {
 
     /// Whether the system slept since the last check: if so, the next sample delivered follows a gap (the engine
     /// restarts its estimate from it), and a capture reads its part at once, at the full rate. Logged.
-    func woke(_ id: String) -> Bool {
-        guard let slept = wakes?.woke(rearm: readInterval == 0) else { return false }
+    /// `resumeReadable`: whether `poll` found `resumeDescriptor` readable.
+    func woke(_ id: String, resumeReadable: Bool) -> Bool {
+        guard let slept = wakes?.woke(timerReadable: resumeReadable, rearm: readInterval == 0) else { return false }
         gapPending = true
         SensorLog.write(.info, "the system slept \((slept * 10).rounded() / 10) s: reading \(id) at once at the full rate, as the device may have been turned meanwhile")
         return true
@@ -293,11 +294,11 @@ public final class SensorSource: @unchecked Sendable {
     func wait(until deadline: Double, _ id: String) -> WaitEnd {
         while !stopRequested {
             let left = deadline - MonotonicClock.now()
-            if left <= 0 { return woke(id) ? .woke : .due }
+            if left <= 0 { return .due }
             var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: resumeDescriptor, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 2, Int32((left * 1000).rounded(.up)))
-            if woke(id) { return .woke }
+            if woke(id, resumeReadable: fds[1].revents != 0) { return .woke }
         }
         return .stopped
     }

@@ -41,14 +41,15 @@ final class WakeWatch {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    /// The seconds slept when the system slept since the last call, or nil. `rearm`: whether a timer disarmed
-    /// after a clock change may be armed again now (the part is read at the full rate).
-    func woke(rearm: Bool) -> Double? {
-        let cancelled = armed && rotationd_wake_timer_read(descriptor) == 1
+    /// The seconds slept when the system slept since the last call, or nil. `timerReadable`: whether `poll` found
+    /// the timer readable (it is read only then, so a wake-up of the thread costs no system call for it);
+    /// `rearm`: whether a timer disarmed after a clock change may be armed again now (the part is read at the
+    /// full rate).
+    func woke(timerReadable: Bool, rearm: Bool) -> Double? {
+        let cancelled = timerReadable && armed && rotationd_wake_timer_read(descriptor) == 1
         let now = rotationd_seconds_slept()
         let grown = now - slept
         slept = now
-        let time = MonotonicClock.now()
         if grown > WakeWatch.sleepThreshold {
             backOff = 1
             arm()
@@ -58,9 +59,9 @@ final class WakeWatch {
             // The clock was set, and nobody slept.
             _ = rotationd_wake_timer_disarm(descriptor)
             armed = false
-            armAt = time + backOff
+            armAt = MonotonicClock.now() + backOff
             backOff = min(2 * backOff, WakeWatch.longestBackOff)
-        } else if rearm, !armed, descriptor >= 0, time >= armAt {
+        } else if rearm, !armed, descriptor >= 0, MonotonicClock.now() >= armAt {
             arm()
         }
         return nil
