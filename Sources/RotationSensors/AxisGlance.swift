@@ -19,7 +19,7 @@ struct AxisGlance {
             switch source.wait(until: next, accel.id) {
             case .stopped: return .ended(.stopped)
             case .woke: return .moved
-            case .due: break
+            case .due: part.due = next
             }
             if part.glance() { continue }
             switch part.takePolled() {

@@ -30,6 +30,8 @@ final class BatchReader {
     private var still = false
     private var gyroStream: BufferStream?
     private var pending: [Sample] = []
+    /// The stages of each pending sample, in the same order.
+    private var pendingTiming: [DeliveryTiming] = []
     private var delivered = false
     private var lastAccel = 0.0
     private var lastGyro = 0.0
@@ -73,6 +75,7 @@ final class BatchReader {
         while true {
             if source.stopRequested { return .stopped }
             let ready = waitForBatch(streams.accel)
+            let wokeAt = MonotonicClock.now()
             if source.stopRequested { return .stopped }
             if source.woke(part.accel.id, resumeReadable: ready.resume) {
                 woke = true
@@ -86,7 +89,7 @@ final class BatchReader {
                     lastAccel = MonotonicClock.now()
                     delivered = true
                     if bytes > 0 { reenabled = false }
-                    decodeAccel(streams.accel, bytes: bytes)
+                    decodeAccel(streams.accel, bytes: bytes, woke: wokeAt, read: lastAccel)
                 }
             }
             if let g = gyroStream, ready.gyro || still && ready.accel { drainGyro(g) }
@@ -110,6 +113,7 @@ final class BatchReader {
         gyroWait = (streams.gyro.map { Double($0.batch) / gyroHz } ?? 0) + 2 / pace.hz
         gyroStream = streams.gyro
         pending = []
+        pendingTiming = []
         delivered = !first
         lastAccel = MonotonicClock.now()
         lastGyro = lastAccel
@@ -178,8 +182,11 @@ final class BatchReader {
         // A separate gyroscope without a buffer of its own is read once a batch.
         let polled = separate && gyroPolled && !pending.isEmpty ? part.polledGyro() : nil
         var sent = 0
-        defer { pending.removeFirst(sent) }
-        for sample in pending {
+        defer {
+            pending.removeFirst(sent)
+            pendingTiming.removeFirst(sent)
+        }
+        for (sample, timing) in zip(pending, pendingTiming) {
             guard sample.time <= covered || now - sample.time > gyroWait else { break }
             var s = sample
             if separate {
@@ -189,7 +196,7 @@ final class BatchReader {
                     s.angularVelocity = standIn(for: s, within: 2 * period)
                 }
             }
-            part.deliver(s)
+            part.deliver(s, timing: timing)
             sent += 1
             if part.source.stopRequested { return .stopped }
         }
@@ -245,8 +252,11 @@ final class BatchReader {
         return .failure(.failed(.buffer(device: stream.id, operation: "read", errno: e)))
     }
 
-    private func decodeAccel(_ stream: BufferStream, bytes: Int) {
+    private func decodeAccel(_ stream: BufferStream, bytes: Int, woke: Double, read: Double) {
         let times = stream.times(bytes: bytes, hz: pace.hz, now: MonotonicClock.now())
+        var timing = DeliveryTiming(at: read)
+        timing.readable = times.last ?? read
+        timing.woke = woke
         let imu = part.gyroOnAccelDevice ? part.gyro : nil
         let calibration = part.accel.calibration
         stream.forEachScan(bytes: bytes) { i, _, v, _ in
@@ -255,6 +265,8 @@ final class BatchReader {
             var sample = Sample(time: part.nextTime(times[i]), acceleration: calibration.apply(raw: raw))
             if let imu, v.count >= 6 { sample.angularVelocity = imu.calibration.apply(raw: Vector3(v[3], v[4], v[5])) }
             pending.append(sample)
+            timing.measured = sample.time
+            pendingTiming.append(timing)
         }
     }
 

@@ -4,7 +4,7 @@ import RotationEngine
 
 /// The buffered mode: the accelerometer's buffer (with its own gyroscope's channels) and a separate gyroscope's,
 /// read in batches (`BatchReader`) at a pace that follows the sampling policy, and while still the motion event
-/// (`EventWatch`) with the buffers off.
+/// (`EventWatch`) with the buffers off, or a HID hub's hysteresis (`HysteresisWatch`).
 ///
 /// Everything written to a device is written while its buffer is disabled, in the order the kernel accepts:
 /// the sampling frequency (and a rate the driver requires to match it), the trigger, then libiio's buffer
@@ -46,7 +46,9 @@ final class BufferedCapture {
         while true {
             // The last pace's buffers are released by now: the part can watch for motion itself.
             if !first, source.readInterval > 0, MonotonicClock.now() >= holdUntil {
-                switch events.watchWhileStill(takeOne: reader.takeOne) {
+                var end = events.watchWhileStill(takeOne: reader.takeOne)
+                if case .unavailable = end { end = HysteresisWatch(part: part).watchWhileStill() }
+                switch end {
                 case .moved:
                     holdUntil = MonotonicClock.now() + source.configuration.motionHold
                 case .ended(let outcome):
@@ -92,14 +94,14 @@ final class BufferedCapture {
         return buffered
     }
 
-    /// The pace for the policy's current read interval: at the full rate, the configured frequency and about ten
-    /// wake-ups a second; while still, the lowest frequency the part offers at or above the policy's read rate
+    /// The pace for the policy's current read interval: at the full rate, the configured frequency, batched to
+    /// wake about once every `movingWakeInterval` (one sample at 50 Hz); while still, the lowest frequency the part offers at or above the policy's read rate
     /// (and at least two samples per wake-up), batched to wake about once every `stillWakeInterval`.
     private func pace(still: Bool) -> Pace {
         let accel = part.accel
         let full = accel.frequency?.chosen ?? part.rate
         let interval = part.source.readInterval
-        var hz = full, wake = 0.1
+        var hz = full, wake = part.source.configuration.movingWakeInterval
         if still, interval > 0 {
             wake = part.source.configuration.stillWakeInterval
             hz = min(full, accel.frequency?.value(atLeast: max(1 / interval, 2 / wake)) ?? full)
@@ -131,7 +133,7 @@ final class BufferedCapture {
         let batch = pace.batch
         var channels = part.accelChannels
         if part.gyroOnAccelDevice, part.gyro != nil { channels += part.gyroChannels }
-        rememberBuffer(dev, accel.id, channels, timestamp: accel.hasTimestamp)
+        part.rememberBuffer(dev, accel.id, channels, timestamp: accel.hasTimestamp)
         let accelStream: BufferStream
         do {
             accelStream = try BufferStream(device: dev, files: part.accelFiles, channels: channels,
@@ -143,7 +145,7 @@ final class BufferedCapture {
         guard gyroBuffered, let gyro = part.gyro, let gyroDev = part.gyroDev, let gyroFiles = part.gyroFiles else {
             return .success(BatchReader.Streams(accel: accelStream, gyro: nil))
         }
-        rememberBuffer(gyroDev, gyro.id, part.gyroChannels, timestamp: gyro.hasTimestamp)
+        part.rememberBuffer(gyroDev, gyro.id, part.gyroChannels, timestamp: gyro.hasTimestamp)
         do {
             // While still, the same time per batch as the accelerometer's: it is drained with the accelerometer's
             // batches. While the device moves, a third of it: an accelerometer sample waits for the gyroscope's
@@ -160,14 +162,6 @@ final class BufferedCapture {
             part.gyro = nil
             return .success(BatchReader.Streams(accel: accelStream, gyro: nil))
         }
-    }
-
-    /// Records the files libiio writes when it enables a buffer, before it does: the scan elements it enables and
-    /// the enable itself, so that they are put back, after a crash too (`SettingsJournal`).
-    private func rememberBuffer(_ device: OpaquePointer, _ id: String, _ channels: [OpaquePointer], timestamp: Bool) {
-        for ch in channels { part.settings.remember(device, id, "scan_elements/in_\(IIOContext.channelID(ch))_en") }
-        if timestamp { part.settings.remember(device, id, "scan_elements/in_timestamp_en") }
-        part.settings.remember(device, id, "buffer/enable")
     }
 
     /// What a refused buffer means: the device went away, permission (polling still works: raw attributes are

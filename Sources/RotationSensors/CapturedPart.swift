@@ -56,6 +56,10 @@ final class CapturedPart {
     private(set) var lastAcceleration: Vector3?
     /// The raw counts of the accelerometer's last reading.
     var lastRaw: Vector3?
+    /// When the next raw read was due, set by a mode that waited for it (`DeliveryTiming.measured`).
+    var due: Double?
+    /// The stages of the last raw read (`takeRaw`), for its sample's delivery.
+    private var rawTiming = DeliveryTiming(at: 0)
     /// The accelerometer's sampling frequency while it is polled, when raised because its raw reads sleep in the
     /// driver for a few sample periods (`PolledCapture.quickenRawReads`); nil when it is the chosen one.
     var polledHz: Double?
@@ -122,6 +126,14 @@ final class CapturedPart {
     func resumeFrequencies() {
         setFrequencies(accel.frequency?.chosen ?? rate)
         if let polledHz { setAccelFrequency(polledHz) }
+    }
+
+    /// Records the files libiio writes when it enables a buffer, before it does: the scan elements it enables and
+    /// the enable itself, so that they are put back, after a crash too (`SettingsJournal`).
+    func rememberBuffer(_ device: OpaquePointer, _ id: String, _ channels: [OpaquePointer], timestamp: Bool) {
+        for ch in channels { settings.remember(device, id, "scan_elements/in_\(IIOContext.channelID(ch))_en") }
+        if timestamp { settings.remember(device, id, "scan_elements/in_timestamp_en") }
+        settings.remember(device, id, "buffer/enable")
     }
 
     // MARK: Raw reads
@@ -202,6 +214,8 @@ final class CapturedPart {
 
     /// Reads the accelerometer's raw attributes once, with the angular velocity `rate` gives for its reading.
     func takeRaw(_ rate: (_ acceleration: Vector3) -> Vector3?) -> Taken {
+        let began = MonotonicClock.now()
+        defer { due = nil }
         switch readRaw(accel, accelPaths) {
         case .failed(let error):
             return .failed(error)
@@ -209,19 +223,22 @@ final class CapturedPart {
             return .skipped
         case .value(let raw):
             lastRaw = raw
-            var sample = Sample(time: max(MonotonicClock.now(), lastTime), acceleration: accel.calibration.apply(raw: raw))
+            let read = MonotonicClock.now()
+            var sample = Sample(time: max(read, lastTime), acceleration: accel.calibration.apply(raw: raw))
             sample.angularVelocity = rate(sample.acceleration)
+            rawTiming = .polled(due: due ?? began, woke: began, read: MonotonicClock.now())
             return .sample(sample)
         }
     }
 
     // MARK: Delivery
 
-    /// Hands one sample to the source, remembering where it found the device.
-    func deliver(_ sample: Sample) {
+    /// Hands one sample to the source, remembering where it found the device; `timing` gives its stages, nil for
+    /// the last raw read's.
+    func deliver(_ sample: Sample, timing: DeliveryTiming? = nil) {
         lastTime = max(lastTime, sample.time)
         lastAcceleration = sample.acceleration
-        source.deliver(sample)
+        source.deliver(sample, timing: timing ?? rawTiming)
     }
 
     /// A buffered sample's time, never before the last one taken; becomes the last one.

@@ -39,6 +39,11 @@ final class PartSettings {
         saved.append(Saved(device: device, id: id, file: file, value: value))
     }
 
+    /// The value `file` of device `id` held when it was first remembered, or nil when it was not.
+    func original(_ id: String, _ file: String) -> String? {
+        saved.first { $0.id == id && $0.file == file }?.value
+    }
+
     /// Whether the buffer of device `id` runs: while this capture writes, its own never does.
     static func bufferRuns(_ id: String) -> Bool {
         DeviceFiles(id: id, names: []).read("buffer/enable") == "1"

@@ -59,7 +59,7 @@ struct PolledCapture {
                 next = MonotonicClock.now()
                 slow = false
             case .due:
-                break
+                part.due = next
             }
         }
     }

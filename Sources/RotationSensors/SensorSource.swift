@@ -33,6 +33,11 @@ public final class SensorSource: @unchecked Sendable {
         /// Seconds a buffer may stay silent, before or after its first data, before capture falls back to
         /// polling (longer when the FIFO batch takes longer to fill).
         public var bufferSilence: Double = 0.5
+        /// While the device moves, a buffered part is read about this often: a sample waits for the rest of its
+        /// batch, so a turn is published up to one batch later than its deciding sample (at 0.1 s, 40 to 80 ms
+        /// later on the driver zoo: `scripts/bench-stages.sh`). One sample at 50 Hz: as many wake-ups as a polled
+        /// part, while the device moves.
+        public var movingWakeInterval: Double = 0.02
         /// While the device is still, a buffered part is read once about this often: its sampling frequency
         /// is lowered and the FIFO watermark raised to match (`setReadInterval`). Short enough that the batch
         /// holding the start of a turn arrives while the turn is still under way.
@@ -83,6 +88,9 @@ public final class SensorSource: @unchecked Sendable {
     // Set by `start` before the thread exists and read only by that thread.
     private var onSample: (Sample) -> Void = { _ in }
     private var onStatus: (SensorStatus, Double) -> Void = { _, _ in }
+    /// When the sample `onSample` has now passed each stage of the capture; read it only inside `onSample`, on
+    /// the source's thread.
+    public private(set) var delivery = DeliveryTiming(at: 0)
     // Touched only by the source's thread.
     private var reported: SensorStatus?
     private var hadSensor = false
@@ -99,6 +107,8 @@ public final class SensorSource: @unchecked Sendable {
     /// Per part: motion events lost in a row (a safety read found the device moved with no event), since the
     /// last one that arrived. Kept across captures.
     private var lostEvents: [String: Int] = [:]
+    /// Per part: whether its hub honours `in_accel_hysteresis` (`hysteresisHonoured`). Kept across captures.
+    private var hysteresis: [String: Bool] = [:]
     /// Learns that the system slept; made when the thread starts.
     private var wakes: WakeWatch?
     /// Whether the next sample delivered follows a sleep (`Sample.followsGap`).
@@ -259,6 +269,15 @@ public final class SensorSource: @unchecked Sendable {
         if works { lostEvents[part] = 0 }
     }
 
+    /// Whether a HID hub honours its hysteresis (`HysteresisWatch`): true once a report showed a change, false once
+    /// it was found to report a still device or to miss a move; nil until then. Kept across captures.
+    func hysteresisHonoured(_ part: String) -> Bool? { hysteresis[part] }
+
+    /// Records what was found of a hub's hysteresis; false is final.
+    func setHysteresisHonoured(_ part: String, _ honoured: Bool) {
+        if hysteresis[part] != false { hysteresis[part] = honoured }
+    }
+
     /// Counts one more motion event lost in a row on `part`, and returns how many that makes.
     func noteLostEvent(_ part: String) -> Int {
         lostEvents[part, default: 0] += 1
@@ -315,8 +334,11 @@ public final class SensorSource: @unchecked Sendable {
         return false
     }
 
-    /// Hands one sample to the owner, reporting `.ok` first when the status was something else.
-    func deliver(_ sample: Sample) {
+    /// Hands one sample to the owner, reporting `.ok` first when the status was something else; `timing` is
+    /// `delivery` while the owner has it.
+    func deliver(_ sample: Sample, timing: DeliveryTiming) {
+        delivery = timing
+        delivery.delivered = MonotonicClock.now()
         hadSensor = true
         delivered = true
         report(.ok, time: sample.time)

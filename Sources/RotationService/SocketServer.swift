@@ -395,6 +395,18 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
             }
         }
         for c in touched { flush(c) }
+        if Log.minimumLevel == .debug { logStages(items, clients: touched.count) }
+    }
+
+    /// Logs (at debug level, in µs on CLOCK_MONOTONIC) when this thread woke for each change in `items` and when
+    /// its line was written to the clients: the end of the live path's latency budget, after the stages the
+    /// input logs under the same sequence number.
+    private func logStages(_ items: [Item], clients: Int) {
+        let written = MonotonicTime.now()
+        let us = { (v: Double) in "\(Int((v * 1e6).rounded()))" }
+        for case .state(let event) in items {
+            Log.debug("stages of change \(event.seq): server woke \(us(now)), written \(us(written)) to \(clients) clients")
+        }
     }
 
     /// Writes what the socket takes; adjusts write interest; drops the client when it failed or floods.

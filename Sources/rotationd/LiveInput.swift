@@ -60,7 +60,10 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         let source = self.source, onDevice = self.onDevice
         let scale = self.scaleCheck, trim = self.trim
         source.start(onSample: { sample in
+                         let timed = Log.minimumLevel == .debug
+                         let before = timed ? runner.changes : 0
                          let interval = runner.feed(sample)
+                         if timed { LiveInput.logStages(source.delivery, runner: runner, since: before) }
                          source.setReadInterval(interval)
                          scale.check(source: source, runner: runner)
                          trim.check(sample.time, still: interval > 0)
@@ -75,6 +78,19 @@ final class LiveInput: InputFeed, @unchecked Sendable {
                          }
                          runner.setSensor(status, time: time)
                      })
+    }
+
+    /// Logs (at debug level, in µs on CLOCK_MONOTONIC) when the sample behind a change passed each stage before the
+    /// socket, when `runner`
+    /// published one since its `changes` were `before`: the live path's latency budget (`scripts/bench-stages.sh`).
+    /// The socket server logs the rest ("written") under the same sequence number.
+    private static func logStages(_ t: DeliveryTiming, runner: EngineRunner, since before: Int) {
+        let decided = MonotonicClock.now()
+        let event = runner.current
+        guard event.seq != before else { return }
+        let f = { (v: Double) in "\(Int((v * 1e6).rounded()))" }
+        let rotation = event.state.rotation.map { "\($0.degrees)" } ?? "none"
+        Log.debug("stages of change \(event.seq): rotation \(rotation), measured \(f(t.measured)), readable \(f(t.readable)), woke \(f(t.woke)), read \(f(t.read)), delivered \(f(t.delivered)), decided \(f(decided))")
     }
 
     /// A subscriber connected: start sampling if it is the first.

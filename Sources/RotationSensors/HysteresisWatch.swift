@@ -1,0 +1,146 @@
+import Glibc
+import CIIO
+import RotationEngine
+
+/// The still mode of a HID sensor hub that honours `in_accel_hysteresis`: the hysteresis set so that the hub
+/// reports only a change larger than it, the buffer enabled at the full rate one scan per wake-up, and the
+/// capture asleep on it; the first report is the start of a turn. Nothing arrives while the device is still but
+/// a safety read once every `motionSafetyInterval`.
+///
+/// The hysteresis is in the units of the hub's readings (`hid_sensor_read_raw_hyst_value` converts the HID
+/// sensitivity with its unit exponent): g when `in_accel_scale` is 9.80665 times a power of ten, m/s² when it
+/// is a power of ten; a part whose scale says neither is not watched this way. A hub that ignores the setting
+/// keeps reporting a still device: two reports in a row that differ by less than the hysteresis show it, and
+/// the part is read at the still pace from then on, as before (logged once; `SensorSource` remembers it). The
+/// hysteresis is put back when the watch ends, before the full rate's buffer runs. Owned by the sensor thread.
+struct HysteresisWatch {
+    let part: CapturedPart
+
+    /// The attribute.
+    static let file = "in_accel_hysteresis"
+
+    /// The hysteresis asked for, as a share of 1 g: half the sampling policy's widest still band
+    /// (`CapturedPart.movedDeparture`), about 3° of a turn; a hand's tremor (about 0.005 g) stays far below it.
+    static let share = 0.05
+
+    /// Reports in a row within the hysteresis of the one before that show a hub ignoring it (the first report
+    /// after the buffer is enabled may be one).
+    static let ignoredAfter = 2
+
+    /// The hysteresis in the hub's units, and 1 g in those units; nil when the part offers none or its unit is
+    /// unknown.
+    static func band(files: DeviceFiles, scale: Double) -> (text: String, g: Double)? {
+        guard files.has(file), files.read(file) != nil, scale > 0 else { return nil }
+        func powerOfTen(_ v: Double) -> Bool {
+            let e = log10(v)
+            return abs(e - e.rounded()) < 1e-6
+        }
+        let g: Double
+        if powerOfTen(scale / 9.80665) { g = 1 } else if powerOfTen(scale) { g = 9.80665 } else { return nil }
+        let micro = Int((share * g * 1e6).rounded())
+        let text = "\(micro / 1_000_000).\(String(micro % 1_000_000 + 1_000_000).dropFirst())"
+        return (text, g)
+    }
+
+    /// While the sampling policy says still: sets the hysteresis and sleeps on the buffer; `.unavailable` when
+    /// the part offers no hysteresis, its unit is unknown, the hub ignores it, or a write is refused.
+    func watchWhileStill() -> SensorCapture.StillEnd {
+        let accel = part.accel, source = part.source
+        guard source.hysteresisHonoured(part.part) != false,
+              !PartSettings.bufferRuns(accel.id),
+              let band = HysteresisWatch.band(files: part.accelFiles, scale: accel.calibration.scale.x) else { return .unavailable }
+        let settings = part.settings
+        settings.remember(part.dev, accel.id, HysteresisWatch.file)
+        guard let original = settings.original(accel.id, HysteresisWatch.file),
+              settings.write(part.dev, accel.id, HysteresisWatch.file, band.text,
+                             purpose: "reading it at the still pace while still") else { return .unavailable }
+        defer {
+            settings.write(part.dev, accel.id, HysteresisWatch.file, original, purpose: "its hysteresis stays at \(band.text)")
+        }
+        part.setAccelFrequency(accel.frequency?.chosen ?? part.rate)
+        let stream: BufferStream
+        do {
+            part.rememberBuffer(part.dev, accel.id, part.accelChannels, timestamp: accel.hasTimestamp)
+            stream = try BufferStream(device: part.dev, files: part.accelFiles, channels: part.accelChannels,
+                                      timestamp: accel.hasTimestamp ? IIOContext.inputChannel(part.dev, "timestamp") : nil,
+                                      batch: 1)
+        } catch {
+            return .unavailable
+        }
+        SensorLog.write(.debug, "\(accel.id): the device is still: the hub reports only a change over \(band.text) (\(HysteresisWatch.file)), reading it every \(FrequencyPlan.text(source.configuration.motionSafetyInterval)) s in case a report is lost")
+        return watch(stream, band: HysteresisWatch.share * 9.80665)
+    }
+
+    /// Sleeps on `stream` until a report shows the device moved, the hub is found to ignore the hysteresis, a
+    /// safety read finds the device moved, the system wakes, or the capture stops. `band`: the hysteresis in m/s².
+    private func watch(_ stream: BufferStream, band: Double) -> SensorCapture.StillEnd {
+        let accel = part.accel, source = part.source
+        var previous = part.lastAcceleration
+        var within = 0
+        var deadline = MonotonicClock.now() + source.configuration.motionSafetyInterval
+        while true {
+            var fds = [pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: source.wakeDescriptor, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: source.resumeDescriptor, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 3, Int32(max(0, (deadline - MonotonicClock.now()) * 1000).rounded(.up)))
+            if source.stopRequested { return .ended(.stopped) }
+            if source.woke(accel.id, resumeReadable: fds[2].revents != 0) { return .moved }
+            if fds[0].revents != 0 {
+                let woke = MonotonicClock.now()
+                let bytes = stream.refill()
+                if bytes < 0 {
+                    if !IIOContext.isPresent(accel.id) { return .ended(.failed(.gone(device: accel.id))) }
+                    return .unavailable
+                }
+                let read = MonotonicClock.now()
+                let times = stream.times(bytes: bytes, hz: part.rate, now: read)
+                var report: (Sample, DeliveryTiming)?
+                stream.forEachScan(bytes: bytes) { i, _, v, _ in
+                    let raw = Vector3(v[0], v[1], v[2])
+                    part.lastRaw = raw
+                    var timing = DeliveryTiming(at: read)
+                    timing.measured = times[i]
+                    timing.readable = times.last ?? read
+                    timing.woke = woke
+                    report = (Sample(time: part.nextTime(times[i]), acceleration: accel.calibration.apply(raw: raw)), timing)
+                }
+                guard let (sample, timing) = report else { continue }
+                if part.departs(sample) {
+                    source.setHysteresisHonoured(part.part, true)
+                    part.deliver(sample, timing: timing)
+                    SensorLog.write(.debug, "\(accel.id): the hub reported a change: reading it at \(FrequencyPlan.text(part.rate)) Hz")
+                    return source.stopRequested ? .ended(.stopped) : .moved
+                }
+                let d = previous.map { sample.acceleration - $0 }
+                within = d.map { max(abs($0.x), abs($0.y), abs($0.z)) < band } ?? false ? within + 1 : 0
+                previous = sample.acceleration
+                if within >= HysteresisWatch.ignoredAfter {
+                    source.setHysteresisHonoured(part.part, false)
+                    SensorLog.once(.info, "\(accel.id) (\(accel.name)): the hub keeps reporting the still device though \(part.accelFiles.path(HysteresisWatch.file)) asks it to report only a larger change: it ignores the hysteresis; reading it at the still pace while still")
+                    return .unavailable
+                }
+                continue
+            }
+            guard MonotonicClock.now() >= deadline else { continue }
+            deadline = MonotonicClock.now() + source.configuration.motionSafetyInterval
+            if let end = safetyRead() { return end }
+        }
+    }
+
+    /// A read of the raw attributes once every safety interval: nil while it finds the device where it was. One
+    /// that finds it moved with no report shows reports that do not come: delivered, and the part is read at the
+    /// still pace while still from then on (logged once).
+    private func safetyRead() -> SensorCapture.StillEnd? {
+        if part.glance() { return nil }
+        switch part.takePolled() {
+        case .failed(let error): return .ended(.failed(error))
+        case .skipped: return nil
+        case .sample(let sample):
+            guard part.departs(sample) else { return nil }
+            part.deliver(sample)
+            part.source.setHysteresisHonoured(part.part, false)
+            SensorLog.once(.warning, "\(part.accel.id) (\(part.accel.name)): the device moved and the hub did not report it while \(part.accelFiles.path(HysteresisWatch.file)) was set: reading it at the still pace while still from now on")
+            return .moved
+        }
+    }
+}
