@@ -61,7 +61,7 @@ final class BufferedCapture {
             let pace = self.pace(still: still)
             if !first {
                 part.setFrequencies(pace.hz)
-                SensorLog.write(.debug, "\(accel.id): the device \(still ? "is still" : "moves"): reading it at \(FrequencyPlan.text(pace.hz)) Hz, \(pace.batch) samples per wake-up")
+                SensorLog.write(.debug, "\(accel.id): the device \(still ? "is still" : "moves"): reading it at \(FrequencyPlan.text(pace.hz)) Hz, \(pace.batch == 1 ? "one sample" : "\(pace.batch) samples") per wake-up")
             }
             let streams: BatchReader.Streams
             switch open(pace, still: still, gyroBuffered: gyroBuffered) {

@@ -8,7 +8,7 @@ import Testing
 @Suite("Real drivers: emulated from their kernel sources, with the kernel's refusals")
 struct DriverZooTests {
     /// The fixtures a correct part runs end to end with.
-    static let drivers = ["hid-sensor", "bmc150-dual", "kxcjk-1013", "mxc4005", "mxc4005-noirq", "st_accel",
+    static let drivers = ["hid-sensor", "hid-sensor-hysteresis", "bmc150-dual", "kxcjk-1013", "mxc4005", "mxc4005-noirq", "st_accel",
                           "cros-ec", "cros-ec-location", "inv_mpu6050", "bmi323", "st_lsm6dsx", "st_lsm6dsx-noirq",
                           "mma8452", "inv_mpu6050-gyro-scale-x1000"]
 

@@ -43,7 +43,9 @@ struct LiveSensorTests {
             ["wait", Self.rightUp, 5],
             ["expect-file", "sys/bus/iio/devices/iio:device0/trigger/current_trigger", "accel_3d-dev0"],
             ["expect-file", "sys/bus/iio/devices/iio:device0/sampling_frequency", "50"],
-            ["expect-file", "sys/bus/iio/devices/iio:device0/buffer/watermark", "5"],
+            // One scan per wake-up while the device moves (`movingWakeInterval`), with room for four.
+            ["expect-file", "sys/bus/iio/devices/iio:device0/buffer/watermark", "1"],
+            ["expect-file", "sys/bus/iio/devices/iio:device0/buffer/length", "4"],
             ["expect-file", "sys/bus/iio/devices/iio:device0/scan_elements/in_timestamp_en", "1"],
             ["alive"],
         ], arguments: ["--print", "--rate", "30"])

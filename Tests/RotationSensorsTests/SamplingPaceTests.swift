@@ -73,7 +73,7 @@ struct SamplingPaceTests {
             // libiio rewrites these files while it opens the buffer: wait for the settled content.
             ["wait-file", dev + "sampling_frequency", "12.5", 5],
             ["wait-file", dev + "buffer/watermark", "6", 5],
-            ["wait-err", "iio:device0: the device moves: reading it at 50 Hz, 5 samples per wake-up", 15],
+            ["wait-err", "iio:device0: the device moves: reading it at 50 Hz, one sample per wake-up", 15],
             ["wait-sock", LiveSensorTests.leftUp, 5],
             ["wait-err", "iio:device0: the device is still: reading it at 12\\.5 Hz", 10],
             ["disconnect"],
