@@ -31,6 +31,13 @@ final class CapturedPart {
     /// policy's widest still band (a relative distance of 0.1, about 6°).
     static let movedDeparture = 0.1
 
+    /// How far one axis must read from where it was for a glance (`glance`) to call the device moved: half of
+    /// `movedDeparture`, as the axis glanced at is gravity's larger component, which a turn changes slowly at
+    /// first (by 1 − cos): 0.05 of 1 g is 18° of a quarter turn, 0.1 would be 26°, a third of the way into a turn of
+    /// 0.6 s. The noise of a still part is about a fifth of it. A glance that finds the device moved is followed by
+    /// a full read, which `departs` judges.
+    static let glanceDeparture = 0.05
+
     /// A raw read that takes longer than this slept in the driver: some power the part up for each raw read and
     /// wait for a sample (st_lsm6dsx, a sample period).
     static let slowRawRead = 0.01
@@ -255,7 +262,7 @@ final class CapturedPart {
 
     /// Whether one raw read, of the axis that tells most about a turn from where the device was (the sensor axis
     /// behind the larger of the device's x and y components of gravity; behind z when the device lies flat,
-    /// where only lifting it matters), finds it unmoved (`movedDeparture`). A quarter turn takes that component
+    /// where only lifting it matters), finds it unmoved (`glanceDeparture`). A quarter turn takes that component
     /// to nearly 0, a half turn reverses it. One read instead of three: some drivers sleep for each.
     func glance() -> Bool {
         guard let raw = lastRaw else { return false }
@@ -269,6 +276,6 @@ final class CapturedPart {
         let axis = weights.indices.max { abs(weights[$0]) < abs(weights[$1]) }!
         guard axis < accelPaths.count, case .success(let now) = SysfsNumber.read(accelPaths[axis]) else { return false }
         let before = [raw.x, raw.y, raw.z][axis]
-        return abs((now - before) * weights[axis]) <= CapturedPart.movedDeparture * g
+        return abs((now - before) * weights[axis]) <= CapturedPart.glanceDeparture * g
     }
 }
