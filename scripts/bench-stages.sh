@@ -59,7 +59,7 @@ for mode in ("fused", "accel"):
 PY
 echo
 
-for fixture in ${FIXTURES:-hid-sensor bmc150-dual kxcjk-1013 mxc4005 mxc4005-noirq st_accel cros-ec inv_mpu6050 bmi323 st_lsm6dsx mma8452}; do
+for fixture in ${FIXTURES:-hid-sensor hid-sensor-hysteresis bmc150-dual kxcjk-1013 mxc4005 mxc4005-noirq st_accel cros-ec inv_mpu6050 bmi323 st_lsm6dsx mma8452}; do
     rm -f "$SOCK"
     seconds=$(python3 -c "print(int($PERIOD * $LOOPS + 3))")
     steps="[[\"start\"],[\"play\",\"zoo/four-poses.csv\",$seconds],[\"connect\",\"$SOCK\",10],"
