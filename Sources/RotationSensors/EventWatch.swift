@@ -37,7 +37,7 @@ final class EventWatch {
         if checked { return watch }
         checked = true
         let accel = part.accel, files = part.accelFiles
-        guard let driver = MotionEventDriver.matching(files), part.source.motionEventsWork(part.part) != false else { return nil }
+        guard let driver = MotionEventDriver.matching(files), part.source.findings.motionEventsWork(part.part) != false else { return nil }
         // The drivers in the table register their trigger (st_lsm6dsx its buffer) only with an interrupt line,
         // and raise their motion event on the same line: without one, the enable is taken and nothing fires.
         guard accel.capture == .buffered else {
@@ -101,7 +101,7 @@ final class EventWatch {
                 // raised no event: it is read at once, and armed again (0, then 1) at the next still spell.
                 if source.woke(accel.id, resumeReadable: true) { return .moved }
             case .motion:
-                source.setMotionEventsWork(part.part, true)
+                source.findings.setMotionEventsWork(part.part, true)
                 SensorLog.write(.debug, "\(accel.id): the part reported motion: reading it at \(FrequencyPlan.text(part.rate)) Hz")
                 return .moved
             case .failed(let error):
@@ -133,15 +133,15 @@ final class EventWatch {
         if !part.departs(sample) { return nil }
         part.deliver(sample)
         if source.stopRequested { return .ended(.stopped) }
-        let lost = source.noteLostEvent(part.part)
-        if source.motionEventsWork(part.part) == true && lost < EventWatch.lossesTolerated {
+        let lost = source.findings.noteLostEvent(part.part)
+        if source.findings.motionEventsWork(part.part) == true && lost < EventWatch.lossesTolerated {
             SensorLog.write(.debug, "\(accel.id): the device moved and no motion event said so: an event was lost; arming it again")
-        } else if source.motionEventsWork(part.part) == true {
-            source.setMotionEventsWork(part.part, false)
+        } else if source.findings.motionEventsWork(part.part) == true {
+            source.findings.setMotionEventsWork(part.part, false)
             SensorLog.once(.warning, "\(accel.id) (\(accel.name)): the device moved \(lost) times in a row and its \(watch.driver.driver) motion event (\(part.accelFiles.path("events/" + watch.driver.enable[0]))) did not report it, though armed again each time: its events are lost too often to rely on; reading it at the still pace while still from now on")
             disarm()
         } else {
-            source.setMotionEventsWork(part.part, false)
+            source.findings.setMotionEventsWork(part.part, false)
             SensorLog.once(.warning, "\(accel.id) (\(accel.name)): the device moved and its \(watch.driver.driver) motion event (\(part.accelFiles.path("events/" + watch.driver.enable[0]))) did not report it: no event has arrived from it since it was armed, so the part's interrupt line is probably not wired up; reading it at the still pace while still from now on")
             disarm()
         }

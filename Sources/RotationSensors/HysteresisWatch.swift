@@ -4,8 +4,8 @@ import RotationEngine
 
 /// The still mode of a HID sensor hub that honours `in_accel_hysteresis`: the hysteresis set so that the hub
 /// reports only a change larger than it, the buffer enabled at the full rate one scan per wake-up, and the
-/// capture asleep on it; the first report is the start of a turn. Nothing arrives while the device is still but
-/// a safety read once every `motionSafetyInterval`.
+/// capture asleep on it; the first report is the start of a turn. Nothing wakes the capture while the device is
+/// still but a safety read once every `safetyInterval`.
 ///
 /// The hysteresis is in the units of the hub's readings (`hid_sensor_read_raw_hyst_value` converts the HID
 /// sensitivity with its unit exponent): g when `in_accel_scale` is 9.80665 times a power of ten, m/s² when it
@@ -23,13 +23,19 @@ struct HysteresisWatch {
     /// (`CapturedPart.movedDeparture`), about 3° of a turn; a hand's tremor (about 0.005 g) stays far below it.
     static let share = 0.05
 
+    /// Seconds between safety reads: twice an armed event's `motionSafetyInterval`. A hub's raw read asks the hub
+    /// and sleeps until it answers, two wake-ups per read (0.1 a second at this interval), and the hub compares
+    /// readings itself, so there is no latched interrupt whose edge could be missed; the read is there for a hub
+    /// that stops reporting altogether.
+    static let safetyInterval = 20.0
+
     /// Reports in a row within the hysteresis of the one before that show a hub ignoring it (the first report
     /// after the buffer is enabled may be one).
     static let ignoredAfter = 2
 
-    /// The hysteresis in the hub's units, and 1 g in those units; nil when the part offers none or its unit is
-    /// unknown.
-    static func band(files: DeviceFiles, scale: Double) -> (text: String, g: Double)? {
+    /// The hysteresis asked for, in the hub's units, as the attribute takes it; nil when the part offers none or
+    /// its unit is unknown.
+    static func band(files: DeviceFiles, scale: Double) -> String? {
         guard files.has(file), files.read(file) != nil, scale > 0 else { return nil }
         func powerOfTen(_ v: Double) -> Bool {
             let e = log10(v)
@@ -38,24 +44,23 @@ struct HysteresisWatch {
         let g: Double
         if powerOfTen(scale / 9.80665) { g = 1 } else if powerOfTen(scale) { g = 9.80665 } else { return nil }
         let micro = Int((share * g * 1e6).rounded())
-        let text = "\(micro / 1_000_000).\(String(micro % 1_000_000 + 1_000_000).dropFirst())"
-        return (text, g)
+        return "\(micro / 1_000_000).\(String(micro % 1_000_000 + 1_000_000).dropFirst())"
     }
 
     /// While the sampling policy says still: sets the hysteresis and sleeps on the buffer; `.unavailable` when
     /// the part offers no hysteresis, its unit is unknown, the hub ignores it, or a write is refused.
     func watchWhileStill() -> SensorCapture.StillEnd {
         let accel = part.accel, source = part.source
-        guard source.hysteresisHonoured(part.part) != false,
+        guard source.findings.hysteresisHonoured(part.part) != false,
               !PartSettings.bufferRuns(accel.id),
               let band = HysteresisWatch.band(files: part.accelFiles, scale: accel.calibration.scale.x) else { return .unavailable }
         let settings = part.settings
         settings.remember(part.dev, accel.id, HysteresisWatch.file)
         guard let original = settings.original(accel.id, HysteresisWatch.file),
-              settings.write(part.dev, accel.id, HysteresisWatch.file, band.text,
+              settings.write(part.dev, accel.id, HysteresisWatch.file, band,
                              purpose: "reading it at the still pace while still") else { return .unavailable }
         defer {
-            settings.write(part.dev, accel.id, HysteresisWatch.file, original, purpose: "its hysteresis stays at \(band.text)")
+            settings.write(part.dev, accel.id, HysteresisWatch.file, original, purpose: "its hysteresis stays at \(band)")
         }
         part.setAccelFrequency(accel.frequency?.chosen ?? part.rate)
         let stream: BufferStream
@@ -67,7 +72,7 @@ struct HysteresisWatch {
         } catch {
             return .unavailable
         }
-        SensorLog.write(.debug, "\(accel.id): the device is still: the hub reports only a change over \(band.text) (\(HysteresisWatch.file)), reading it every \(FrequencyPlan.text(source.configuration.motionSafetyInterval)) s in case a report is lost")
+        SensorLog.write(.debug, "\(accel.id): the device is still: the hub reports only a change over \(band) (\(HysteresisWatch.file)), reading it every \(FrequencyPlan.text(HysteresisWatch.safetyInterval)) s in case its reports stop")
         return watch(stream, band: HysteresisWatch.share * 9.80665)
     }
 
@@ -77,7 +82,7 @@ struct HysteresisWatch {
         let accel = part.accel, source = part.source
         var previous = part.lastAcceleration
         var within = 0
-        var deadline = MonotonicClock.now() + source.configuration.motionSafetyInterval
+        var deadline = MonotonicClock.now() + HysteresisWatch.safetyInterval
         while true {
             var fds = [pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: source.wakeDescriptor, events: Int16(POLLIN), revents: 0),
@@ -106,23 +111,25 @@ struct HysteresisWatch {
                 }
                 guard let (sample, timing) = report else { continue }
                 if part.departs(sample) {
-                    source.setHysteresisHonoured(part.part, true)
+                    source.findings.setHysteresisHonoured(part.part, true)
                     part.deliver(sample, timing: timing)
                     SensorLog.write(.debug, "\(accel.id): the hub reported a change: reading it at \(FrequencyPlan.text(part.rate)) Hz")
                     return source.stopRequested ? .ended(.stopped) : .moved
                 }
-                let d = previous.map { sample.acceleration - $0 }
-                within = d.map { max(abs($0.x), abs($0.y), abs($0.z)) < band } ?? false ? within + 1 : 0
+                // A hub that honours the hysteresis reports a reading more than it away from the last on some axis.
+                let step = previous.map { sample.acceleration - $0 }
+                let unchanged = step.map { max(abs($0.x), abs($0.y), abs($0.z)) < band } ?? false
+                within = unchanged ? within + 1 : 0
                 previous = sample.acceleration
                 if within >= HysteresisWatch.ignoredAfter {
-                    source.setHysteresisHonoured(part.part, false)
+                    source.findings.setHysteresisHonoured(part.part, false)
                     SensorLog.once(.info, "\(accel.id) (\(accel.name)): the hub keeps reporting the still device though \(part.accelFiles.path(HysteresisWatch.file)) asks it to report only a larger change: it ignores the hysteresis; reading it at the still pace while still")
                     return .unavailable
                 }
                 continue
             }
             guard MonotonicClock.now() >= deadline else { continue }
-            deadline = MonotonicClock.now() + source.configuration.motionSafetyInterval
+            deadline = MonotonicClock.now() + HysteresisWatch.safetyInterval
             if let end = safetyRead() { return end }
         }
     }
@@ -138,7 +145,7 @@ struct HysteresisWatch {
         case .sample(let sample):
             guard part.departs(sample) else { return nil }
             part.deliver(sample)
-            part.source.setHysteresisHonoured(part.part, false)
+            part.source.findings.setHysteresisHonoured(part.part, false)
             SensorLog.once(.warning, "\(part.accel.id) (\(part.accel.name)): the device moved and the hub did not report it while \(part.accelFiles.path(HysteresisWatch.file)) was set: reading it at the still pace while still from now on")
             return .moved
         }
