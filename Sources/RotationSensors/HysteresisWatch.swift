@@ -11,7 +11,7 @@ import RotationEngine
 /// sensitivity with its unit exponent): g when `in_accel_scale` is 9.80665 times a power of ten, m/s² when it
 /// is a power of ten; a part whose scale says neither is not watched this way. A hub that ignores the setting
 /// keeps reporting a still device: two reports in a row that differ by less than the hysteresis show it, and
-/// the part is read at the still pace from then on, as before (logged once; `SensorSource` remembers it). The
+/// the part is read at the still pace from then on, as before (logged once; `PartFindings` remembers it). The
 /// hysteresis is put back when the watch ends, before the full rate's buffer runs. Owned by the sensor thread.
 struct HysteresisWatch {
     let part: CapturedPart
@@ -63,16 +63,19 @@ struct HysteresisWatch {
             settings.write(part.dev, accel.id, HysteresisWatch.file, original, purpose: "its hysteresis stays at \(band)")
         }
         part.setAccelFrequency(accel.frequency?.chosen ?? part.rate)
-        let stream: BufferStream
-        do {
-            part.rememberBuffer(part.dev, accel.id, part.accelChannels, timestamp: accel.hasTimestamp)
-            stream = try BufferStream(device: part.dev, files: part.accelFiles, channels: part.accelChannels,
-                                      timestamp: accel.hasTimestamp ? IIOContext.inputChannel(part.dev, "timestamp") : nil,
-                                      batch: 1)
-        } catch {
-            return .unavailable
-        }
         SensorLog.write(.debug, "\(accel.id): the device is still: the hub reports only a change over \(band) (\(HysteresisWatch.file)), reading it every \(FrequencyPlan.text(HysteresisWatch.safetyInterval)) s in case its reports stop")
+        // The buffer is released when `listen` returns, before the hysteresis is put back: nothing is written to
+        // the device while its buffer runs.
+        return listen()
+    }
+
+    /// Enables the accelerometer's buffer, one scan per wake-up, and watches it until the still spell ends.
+    private func listen() -> SensorCapture.StillEnd {
+        let accel = part.accel
+        part.rememberBuffer(part.dev, accel.id, part.accelChannels, timestamp: accel.hasTimestamp)
+        guard let stream = try? BufferStream(device: part.dev, files: part.accelFiles, channels: part.accelChannels,
+                                             timestamp: accel.hasTimestamp ? IIOContext.inputChannel(part.dev, "timestamp") : nil,
+                                             batch: 1) else { return .unavailable }
         return watch(stream, band: HysteresisWatch.share * 9.80665)
     }
 
