@@ -137,6 +137,7 @@ public enum SensorDiscovery {
                                  batchLimit: files.read("buffer/hwfifo_watermark_max").flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil },
                                  hasTimestamp: files.has("scan_elements/in_timestamp_en"),
                                  motionEvent: kind == .accelerometer ? MotionEventDriver.matching(files).map { "\($0.driver) (events/\($0.enable[0]))" } : nil,
+                                 hysteresis: kind == .accelerometer ? HysteresisWatch.band(files: files, scale: scale[0]) : nil,
                                  bufferEnabled: files.read("buffer/enable") == "1",
                                  sensorProxyType: udev.property("IIO_SENSOR_PROXY_TYPE", device: id),
                                  hasRaw: axes.allSatisfy { files.locate("raw", type: prefix, axis: $0) != nil })

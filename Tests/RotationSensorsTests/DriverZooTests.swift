@@ -93,7 +93,7 @@ struct DriverZooTests {
         for w in expect.warnings { #expect(warnings.contains { $0.contains(w) }, "\(warnings)") }
     }
 
-    @Test("each driver: --list gives every scale with the file it came from, wherever the driver put it, and the part reads 1 g at rest", arguments: drivers)
+    @Test("each driver: --list gives every scale with the file it came from, wherever the driver put it, the part reads 1 g at rest, and only a HID hub names the hysteresis it is given while still", arguments: drivers)
     func listing(driver: String) async throws {
         let expect = try Expectation(fixture: driver)
         // The upright pose of the four-poses trace alone, played in a loop: however late --list starts reading,
@@ -119,6 +119,9 @@ struct DriverZooTests {
         }
         #expect(r.stdout.contains { $0.hasPrefix("  at rest: \(expect.display): 1 g reads") && $0.hasSuffix("the scale is right") },
                 "\(r.transcript)")
+        // Only a HID hub offers a hysteresis (`HysteresisWatch`): 0.05 g, in g as its scale says.
+        let hysteresis = r.stdout.filter { $0.hasPrefix("  hysteresis: in_accel_hysteresis set to 0.050000 (0.05 g)") }
+        #expect(hysteresis.count == (driver.hasPrefix("hid-sensor") ? 1 : 0), "\(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }
 
