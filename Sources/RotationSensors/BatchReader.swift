@@ -89,7 +89,10 @@ final class BatchReader {
                     lastAccel = MonotonicClock.now()
                     delivered = true
                     if bytes > 0 { reenabled = false }
-                    decodeAccel(streams.accel, bytes: bytes, woke: wokeAt, read: lastAccel)
+                    part.decodeAccel(streams.accel, bytes: bytes, hz: pace.hz, woke: wokeAt, read: lastAccel) { sample, timing in
+                        pending.append(sample)
+                        pendingTiming.append(timing)
+                    }
                 }
             }
             if let g = gyroStream, ready.gyro || still && ready.accel { drainGyro(g) }
@@ -250,24 +253,6 @@ final class BatchReader {
         if !IIOContext.isPresent(stream.id) { return .failure(.failed(.gone(device: stream.id))) }
         if e == ETIMEDOUT || e == EAGAIN { return .success(0) }
         return .failure(.failed(.buffer(device: stream.id, operation: "read", errno: e)))
-    }
-
-    private func decodeAccel(_ stream: BufferStream, bytes: Int, woke: Double, read: Double) {
-        let times = stream.times(bytes: bytes, hz: pace.hz, now: MonotonicClock.now())
-        var timing = DeliveryTiming(at: read)
-        timing.readable = times.last ?? read
-        timing.woke = woke
-        let imu = part.gyroOnAccelDevice ? part.gyro : nil
-        let calibration = part.accel.calibration
-        stream.forEachScan(bytes: bytes) { i, _, v, _ in
-            let raw = Vector3(v[0], v[1], v[2])
-            part.lastRaw = raw
-            var sample = Sample(time: part.nextTime(times[i]), acceleration: calibration.apply(raw: raw))
-            if let imu, v.count >= 6 { sample.angularVelocity = imu.calibration.apply(raw: Vector3(v[3], v[4], v[5])) }
-            pending.append(sample)
-            timing.measured = sample.time
-            pendingTiming.append(timing)
-        }
     }
 
     private func decodeGyro(_ stream: BufferStream, bytes: Int) {

@@ -240,6 +240,53 @@ final class CapturedPart {
 
     // MARK: Delivery
 
+    /// The accelerometer's samples (with the angular velocity of a gyroscope on the same device) in the last
+    /// refill of `stream`, `bytes` bytes at `hz`, each with its stages: the thread woke at `woke`, the read
+    /// returned at `read`, and the batch was readable at its last scan's time. In order, not delivered.
+    func decodeAccel(_ stream: BufferStream, bytes: Int, hz: Double, woke: Double, read: Double,
+                     _ body: (Sample, DeliveryTiming) -> Void) {
+        let times = stream.times(bytes: bytes, hz: hz, now: MonotonicClock.now())
+        var timing = DeliveryTiming(at: read)
+        timing.readable = times.last ?? read
+        timing.woke = woke
+        let imu = gyroOnAccelDevice ? gyro : nil
+        let calibration = accel.calibration
+        stream.forEachScan(bytes: bytes) { i, _, v, _ in
+            let raw = Vector3(v[0], v[1], v[2])
+            lastRaw = raw
+            var sample = Sample(time: nextTime(times[i]), acceleration: calibration.apply(raw: raw))
+            if let imu, v.count >= 6 { sample.angularVelocity = imu.calibration.apply(raw: Vector3(v[3], v[4], v[5])) }
+            timing.measured = sample.time
+            body(sample, timing)
+        }
+    }
+
+    /// What a safety read while still found.
+    enum SafetyRead {
+        /// The device where it was: nothing delivered.
+        case unmoved
+        /// The device moved: the reading was delivered.
+        case moved
+        /// The read failed.
+        case failed(SensorError)
+    }
+
+    /// A read while still, in case the part's own report of motion was lost: a glance at one axis, and a full read
+    /// with `takeOne` only when the glance finds it moved, delivered when it departs from the last pose (a sample
+    /// that does not is not delivered: the engine would take the gap before it for a restart, and the policy
+    /// would ask for the full rate).
+    func safetyRead(takeOne: () -> Taken) -> SafetyRead {
+        if glance() { return .unmoved }
+        switch takeOne() {
+        case .failed(let error): return .failed(error)
+        case .skipped: return .unmoved
+        case .sample(let sample):
+            guard departs(sample) else { return .unmoved }
+            deliver(sample)
+            return .moved
+        }
+    }
+
     /// Hands one sample to the source, remembering where it found the device; `timing` gives its stages, nil for
     /// the last raw read's.
     func deliver(_ sample: Sample, timing: DeliveryTiming? = nil) {

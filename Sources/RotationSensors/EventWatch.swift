@@ -116,22 +116,18 @@ final class EventWatch {
         }
     }
 
-    /// One safety read, or a wake of the system found at it: nil when it finds the device where it was (not delivered: the engine would take the gap
-    /// before it for a restart, and the policy would ask for the full rate). One that finds it moved
-    /// (`movedDeparture`) without an event is delivered and ends the watch like an event; if no event has ever
+    /// One safety read (`CapturedPart.safetyRead`), or a wake of the system found at it: nil when it finds the
+    /// device where it was. One that finds it moved (`movedDeparture`) without an event delivered the reading and
+    /// ends the watch like an event; if no event has ever
     /// arrived from the part, its events do not work, and it is read at the still pace from then on (logged once).
     private func safetyRead(_ watch: MotionWatch, takeOne: () -> CapturedPart.Taken) -> SensorCapture.StillEnd? {
         let accel = part.accel, source = part.source
         if source.woke(accel.id, resumeReadable: false) { return .moved }
-        if part.glance() { return nil }
-        let sample: Sample
-        switch takeOne() {
+        switch part.safetyRead(takeOne: takeOne) {
         case .failed(let error): return .ended(.failed(error))
-        case .skipped: return nil
-        case .sample(let s): sample = s
+        case .unmoved: return nil
+        case .moved: break
         }
-        if !part.departs(sample) { return nil }
-        part.deliver(sample)
         if source.stopRequested { return .ended(.stopped) }
         let lost = source.findings.noteLostEvent(part.part)
         if source.findings.motionEventsWork(part.part) == true && lost < EventWatch.lossesTolerated {

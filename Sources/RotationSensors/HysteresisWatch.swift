@@ -34,9 +34,10 @@ struct HysteresisWatch {
     static let ignoredAfter = 2
 
     /// The hysteresis asked for, in the hub's units, as the attribute takes it; nil when the part offers none or
-    /// its unit is unknown.
+    /// its unit is unknown. Found at discovery (`SensorDescription.hysteresis`) from the directory's listing and
+    /// the scale, without reading the attribute: a HID attribute read asks the hub.
     static func band(files: DeviceFiles, scale: Double) -> String? {
-        guard files.has(file), files.read(file) != nil, scale > 0 else { return nil }
+        guard files.has(file), scale > 0 else { return nil }
         func powerOfTen(_ v: Double) -> Bool {
             let e = log10(v)
             return abs(e - e.rounded()) < 1e-6
@@ -51,9 +52,8 @@ struct HysteresisWatch {
     /// the part offers no hysteresis, its unit is unknown, the hub ignores it, or a write is refused.
     func watchWhileStill() -> SensorCapture.StillEnd {
         let accel = part.accel, source = part.source
-        guard source.findings.hysteresisHonoured(part.part) != false,
-              !PartSettings.bufferRuns(accel.id),
-              let band = HysteresisWatch.band(files: part.accelFiles, scale: accel.calibration.scale.x) else { return .unavailable }
+        guard let band = accel.hysteresis, !source.findings.ignoresHysteresis(part.part),
+              !PartSettings.bufferRuns(accel.id) else { return .unavailable }
         let settings = part.settings
         settings.remember(part.dev, accel.id, HysteresisWatch.file)
         guard let original = settings.original(accel.id, HysteresisWatch.file),
@@ -62,7 +62,7 @@ struct HysteresisWatch {
         defer {
             settings.write(part.dev, accel.id, HysteresisWatch.file, original, purpose: "its hysteresis stays at \(band)")
         }
-        part.setAccelFrequency(accel.frequency?.chosen ?? part.rate)
+        // The part is at the full rate's frequency: the still spell starts from the full pace.
         SensorLog.write(.debug, "\(accel.id): the device is still: the hub reports only a change over \(band) (\(HysteresisWatch.file)), reading it every \(FrequencyPlan.text(HysteresisWatch.safetyInterval)) s in case its reports stop")
         // The buffer is released when `listen` returns, before the hysteresis is put back: nothing is written to
         // the device while its buffer runs.
@@ -100,21 +100,10 @@ struct HysteresisWatch {
                     if !IIOContext.isPresent(accel.id) { return .ended(.failed(.gone(device: accel.id))) }
                     return .unavailable
                 }
-                let read = MonotonicClock.now()
-                let times = stream.times(bytes: bytes, hz: part.rate, now: read)
                 var report: (Sample, DeliveryTiming)?
-                stream.forEachScan(bytes: bytes) { i, _, v, _ in
-                    let raw = Vector3(v[0], v[1], v[2])
-                    part.lastRaw = raw
-                    var timing = DeliveryTiming(at: read)
-                    timing.measured = times[i]
-                    timing.readable = times.last ?? read
-                    timing.woke = woke
-                    report = (Sample(time: part.nextTime(times[i]), acceleration: accel.calibration.apply(raw: raw)), timing)
-                }
+                part.decodeAccel(stream, bytes: bytes, hz: part.rate, woke: woke, read: MonotonicClock.now()) { report = ($0, $1) }
                 guard let (sample, timing) = report else { continue }
                 if part.departs(sample) {
-                    source.findings.setHysteresisHonoured(part.part, true)
                     part.deliver(sample, timing: timing)
                     SensorLog.write(.debug, "\(accel.id): the hub reported a change: reading it at \(FrequencyPlan.text(part.rate)) Hz")
                     return source.stopRequested ? .ended(.stopped) : .moved
@@ -125,7 +114,7 @@ struct HysteresisWatch {
                 within = unchanged ? within + 1 : 0
                 previous = sample.acceleration
                 if within >= HysteresisWatch.ignoredAfter {
-                    source.findings.setHysteresisHonoured(part.part, false)
+                    source.findings.noteIgnoresHysteresis(part.part)
                     SensorLog.once(.info, "\(accel.id) (\(accel.name)): the hub keeps reporting the still device though \(part.accelFiles.path(HysteresisWatch.file)) asks it to report only a larger change: it ignores the hysteresis; reading it at the still pace while still")
                     return .unavailable
                 }
@@ -141,14 +130,11 @@ struct HysteresisWatch {
     /// that finds it moved with no report shows reports that do not come: delivered, and the part is read at the
     /// still pace while still from then on (logged once).
     private func safetyRead() -> SensorCapture.StillEnd? {
-        if part.glance() { return nil }
-        switch part.takePolled() {
+        switch part.safetyRead(takeOne: part.takePolled) {
         case .failed(let error): return .ended(.failed(error))
-        case .skipped: return nil
-        case .sample(let sample):
-            guard part.departs(sample) else { return nil }
-            part.deliver(sample)
-            part.source.findings.setHysteresisHonoured(part.part, false)
+        case .unmoved: return nil
+        case .moved:
+            part.source.findings.noteIgnoresHysteresis(part.part)
             SensorLog.once(.warning, "\(part.accel.id) (\(part.accel.name)): the device moved and the hub did not report it while \(part.accelFiles.path(HysteresisWatch.file)) was set: reading it at the still pace while still from now on")
             return .moved
         }

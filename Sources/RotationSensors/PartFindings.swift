@@ -7,8 +7,9 @@ struct PartFindings {
     /// Per part: motion events lost in a row (a safety read found the device moved with no event), since the
     /// last one that arrived. Kept across captures.
     private var lostEvents: [String: Int] = [:]
-    /// Per part: whether its hub honours `in_accel_hysteresis` (`hysteresisHonoured`). Kept across captures.
-    private var hysteresis: [String: Bool] = [:]
+    /// The parts whose hub was found to ignore `in_accel_hysteresis` (`HysteresisWatch`): it reported the still
+    /// device, or missed a move. Kept across captures.
+    private var hysteresisIgnored: Set<String> = []
 
     /// What is known of a part's motion events: true when one arrived, false when they were found not to.
     func motionEventsWork(_ part: String) -> Bool? { motionEvents[part] }
@@ -19,14 +20,11 @@ struct PartFindings {
         if works { lostEvents[part] = 0 }
     }
 
-    /// Whether a HID hub honours its hysteresis (`HysteresisWatch`): true once a report showed a change, false once
-    /// it was found to report a still device or to miss a move; nil until then. Kept across captures.
-    func hysteresisHonoured(_ part: String) -> Bool? { hysteresis[part] }
+    /// Whether the part's hub was found to ignore its hysteresis: it is not set again.
+    func ignoresHysteresis(_ part: String) -> Bool { hysteresisIgnored.contains(part) }
 
-    /// Records what was found of a hub's hysteresis; false is final.
-    mutating func setHysteresisHonoured(_ part: String, _ honoured: Bool) {
-        if hysteresis[part] != false { hysteresis[part] = honoured }
-    }
+    /// Records that the part's hub ignores its hysteresis.
+    mutating func noteIgnoresHysteresis(_ part: String) { hysteresisIgnored.insert(part) }
 
     /// Counts one more motion event lost in a row on `part`, and returns how many that makes.
     mutating func noteLostEvent(_ part: String) -> Int {
