@@ -14,8 +14,12 @@ public struct LearnedGravity: Sendable, Hashable {
         self.stillTime = stillTime
     }
 
+    /// Seconds of stillness after which the value is taken as what the part reads: the engine stays at the full
+    /// pace until then (`OrientationEngine.isQuiet`), so a part read slowly while still is diagnosed all the same.
+    public static let settlingTime = 1.0
+
     /// Whether at least `seconds` of stillness went into the value.
-    public func isSettled(after seconds: Double = 1) -> Bool { stillTime >= seconds }
+    public func isSettled(after seconds: Double = LearnedGravity.settlingTime) -> Bool { stillTime >= seconds }
 
     /// How many times `gravity` the part reads for 1 g.
     public func factor(of gravity: Double) -> Double { value / gravity }

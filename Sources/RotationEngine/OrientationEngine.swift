@@ -97,11 +97,13 @@ public struct OrientationEngine: Sendable {
         return next
     }
 
-    /// Whether nothing is pending: the device has been settled for the settle time, is not in motion, and no
-    /// new quadrant is waiting out its dwell. More samples of the same pose would change nothing.
+    /// Whether nothing is pending: the device has been settled for the settle time, is not in motion, no new
+    /// quadrant is waiting out its dwell, and what 1 g reads is learned (`LearnedGravity.settlingTime`, once per
+    /// engine). More samples of the same pose would change nothing.
     public var isQuiet: Bool {
         guard gate.started, decision.published, decision.candidate == nil, !gyro.reacquiring,
-              decision.inputsSeen == state.inputs else { return false }
+              decision.inputsSeen == state.inputs,
+              gate.reference.stillTime >= LearnedGravity.settlingTime else { return false }
         let c = configuration
         let t = gate.lastTime
         let fused = gyro.readRecently(at: t, c)

@@ -22,7 +22,8 @@ public struct ScaleDiagnosis: Sendable, Hashable {
     public var gravity: Double
 
     /// Diagnoses `sensor` from what the engine learned; nil until enough stillness has been seen.
-    public init?(sensor: SensorDescription, learned: LearnedGravity, gravity: Double, after seconds: Double = 1) {
+    public init?(sensor: SensorDescription, learned: LearnedGravity, gravity: Double,
+                 after seconds: Double = LearnedGravity.settlingTime) {
         guard learned.isSettled(after: seconds), learned.value > 0, gravity > 0 else { return nil }
         device = sensor.id
         var names: [String] = []

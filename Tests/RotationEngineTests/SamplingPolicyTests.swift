@@ -22,13 +22,20 @@ struct SamplingPolicyTests {
         return (read, published)
     }
 
-    @Test("a still device drops to one read every slowInterval once settled, and stays there")
+    @Test("a still device drops to one read every slowInterval once settled and once 1 g is learned, and stays there")
     func stillGoesSlow() {
         var trace = SyntheticTrace(rate: 50, angle: 0, elevation: 20, noise: 0.05)
         trace.hold(10)
         let r = Self.run(trace.samples)
-        let slowSince = r.read.first { $0.pace == .slow }?.time
-        #expect(slowSince.map { $0 < 1 } == true, "slow from \(String(describing: slowSince))")
+        let slowSince = r.read.first { $0.pace == .slow }?.time ?? .infinity
+        // Not before what 1 g reads rests on a second of stillness (the scale check needs it), then settleTime.
+        let earliest = LearnedGravity.settlingTime + SamplingPolicy.Configuration().settleTime
+        #expect(slowSince >= earliest - 0.03 && slowSince < earliest + 0.3, "slow from \(slowSince)")
+        var engine = OrientationEngine()
+        for s in trace.samples where s.time <= LearnedGravity.settlingTime - 0.05 { _ = engine.process(s) }
+        #expect(!engine.isQuiet && !engine.learnedGravity.isSettled())
+        for s in trace.samples where s.time > LearnedGravity.settlingTime - 0.05 && s.time <= earliest { _ = engine.process(s) }
+        #expect(engine.isQuiet && engine.learnedGravity.isSettled())
         let late = r.read.filter { $0.time > 2 }
         #expect(late.allSatisfy { $0.pace == .slow })
         // 8 s at one read per 0.4 s, instead of 400 reads at 50 Hz.
@@ -44,13 +51,14 @@ struct SamplingPolicyTests {
         let turnEnd = trace.time
         trace.hold(3)
         let r = Self.run(trace.samples)
-        // The first read after the turn began departs at once: the next read is at the full rate.
-        guard let first = r.read.firstIndex(where: { $0.time > turnStart }) else {
-            Issue.record("no read after the turn started")
+        // The first read once the turn is past the band (at most 6°, 0.1 s into this turn) departs: the next
+        // read is at the full rate.
+        guard let first = r.read.firstIndex(where: { $0.time > turnStart && $0.pace == .full }) else {
+            Issue.record("no read at the full rate after the turn started")
             return
         }
-        #expect(r.read[first].time - turnStart <= 0.4 + 1e-9)
-        #expect(r.read[first].pace == .full)
+        #expect(r.read[first].time - turnStart <= 0.4 + 0.1 + 1e-9, "departed \(r.read[first].time - turnStart) s into the turn")
+        #expect(!r.read[..<first].contains { $0.time > turnStart + 0.1 + 1e-9 }, "a read past the band stayed slow")
         #expect(r.read[first + 1].time - r.read[first].time < 0.03)
         #expect(r.published.rotationChanges.map(\.rotation) == [.normal, .leftUp])
         let change = r.published.rotationChanges.last?.time ?? .infinity

@@ -17,13 +17,17 @@ struct ReplayCommandTests {
         return (status, c.stdout, c.stderr, seconds)
     }
 
-    /// `seconds` of upright then `seconds` of left edge up at 100 Hz, with gyroscope columns of zero rate.
+    /// `seconds` of upright then `seconds` of left edge up at 100 Hz, the quarter turn made over the first half's
+    /// last 0.3 s, with gyroscope columns that measure it (about −z) and read nearly zero otherwise.
     static func gyroTrace(seconds: Double) -> String {
         var text = "t,x,y,z,gx,gy,gz\n"
         let n = Int(seconds * 100)
+        let turn = 30
         for i in 0..<(2 * n) {
-            let reading = i < n ? "0.1,-9.79,0.5" : "9.79,0.1,0.5"
-            text += String(format: "%.3f,", Double(i) / 100) + reading + ",0.001,-0.002,0.001\n"
+            let k = i - (n - turn)
+            let angle = k < 0 ? 0 : Double.pi / 2 * Double(min(k + 1, turn)) / Double(turn)
+            let rate = (0..<turn).contains(k) ? -Double.pi / 2 / (Double(turn) / 100) : 0.001
+            text += String(format: "%.3f,%.3f,%.3f,0.5,0.001,-0.002,%.4f\n", Double(i) / 100, 9.79 * sin(angle), -9.79 * cos(angle), rate)
         }
         return text
     }
