@@ -59,6 +59,13 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var fusedSettleRate: Double = 80
     /// With a gyroscope: how long the device must have been settled before a new quadrant is published.
     public var fusedSettleTime: Double = 0.05
+    /// With a gyroscope: a turn the gyroscope reads slowing down, below this rate, may be over before it is
+    /// settled (`DecisionRule.turnEnding`); 0 waits for every turn to settle.
+    public var fusedEndingRate: Double = 200
+    /// With a gyroscope: how far a slowing turn may still go, at its present deceleration, to count as ending.
+    public var fusedEndingTravel: Double = 10
+    /// With a gyroscope: how near the new rotation's upright a slowing turn must come to rest to count as ending.
+    public var fusedEndingMargin: Double = 25
     /// How long after the last gyroscope reading the filter keeps fusing before it falls back to the
     /// accelerometer alone.
     public var gyroTimeout: Double = 0.25
@@ -136,6 +143,12 @@ public struct EngineConfiguration: Sendable, Hashable {
                   get: { $0.fusedSettleRate }, set: { $0.fusedSettleRate = $1 }),
         Parameter(name: "fusedSettleTime", summary: "gyroscope fusion: how long it must be settled before a change, s",
                   get: { $0.fusedSettleTime }, set: { $0.fusedSettleTime = $1 }),
+        Parameter(name: "fusedEndingRate", summary: "gyroscope fusion: a slowing turn below this rate may be over before it settles (0: never), degrees/s",
+                  get: { $0.fusedEndingRate }, set: { $0.fusedEndingRate = $1 }),
+        Parameter(name: "fusedEndingTravel", summary: "gyroscope fusion: how far a slowing turn may still go and count as ending, degrees",
+                  get: { $0.fusedEndingTravel }, set: { $0.fusedEndingTravel = $1 }),
+        Parameter(name: "fusedEndingMargin", summary: "gyroscope fusion: how near the new rotation a slowing turn must come to rest, degrees",
+                  get: { $0.fusedEndingMargin }, set: { $0.fusedEndingMargin = $1 }),
         Parameter(name: "gyroTimeout", summary: "fall back to the accelerometer this long after the last gyroscope reading, s",
                   get: { $0.gyroTimeout }, set: { $0.gyroTimeout = $1 }),
         Parameter(name: "reacquireTime", summary: "gyroscope fusion: after a gap, follow the accelerometer on calm readings this long, s",

@@ -54,6 +54,7 @@ public struct OrientationEngine: Sendable {
         next.inputs = decision.inputsHold(current: state.inputs, final: gyro.check.finding != nil, at: s.time)
         (next.flat, next.tilt) = decision.pose(m, state: state)
         next.rotation = decision.rotation(&m, flat: next.flat, accel: &accel, gyro: &gyro)
+        if fused { gyro.askAgain(at: s.time, accel: accel.gravity, ready: m.accelReady) }
         return publish(next)
     }
 

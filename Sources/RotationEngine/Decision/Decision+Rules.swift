@@ -133,7 +133,8 @@ extension Decision {
     /// settle time (`settleRate`, `settleTime`; fused, `fusedSettleRate`, `fusedSettleTime`): the intermediate
     /// quarter of a half turn is passed faster than that, and the far end of a glance is too brief. The first
     /// decision waits until the device is not in motion and has been settled for the settle time (fused, or
-    /// the accelerometer-only path would decide), so one lucky sample of a shaken device cannot decide it.
+    /// the accelerometer-only path would decide), so one lucky sample of a shaken device cannot decide it. A
+    /// turn that is ending (`turnEnding`) need not settle.
     ///
     /// Shown by `traces/rotations-50hz-1` and the time rule's engine tests.
     func settled(_ m: Moment) -> Bool {
@@ -141,6 +142,33 @@ extension Decision {
         let quiet = m.time - meter.lastFastTime >= settleTime(fused: m.fused)
         if !published { return !m.moving && (quiet || m.fused && m.accelReady) }
         return abs(meter.rate) < (m.fused ? c.fusedSettleRate : c.settleRate) && quiet
+    }
+
+    /// **turnEnding.** Fused, a turn the gyroscope reads slowing down is over before it settles where it will
+    /// come to rest inside the new rotation's quadrant: its rate is under `fusedEndingRate` and less than at the
+    /// sample before, in the same direction; at that deceleration it stops within `fusedEndingTravel`; and where
+    /// it stops is within `fusedEndingMargin` of the new rotation's upright. The settle rate and time otherwise
+    /// cost a turn one or two samples after it ended, a tenth of a second at 10 Hz: the hand brakes a quarter
+    /// turn from 300–400°/s to under 120°/s by the last sample of the move. The intermediate quarter of a half
+    /// turn is passed at full speed, not braking, and a glance whose far end falls short of the margin changes
+    /// nothing; the accelerometer's own gates (`accelerometerAgrees`, `accelerometerSettled`) still apply. The
+    /// gyroscope is not asked about such a turn (`gyroscopeFollowed`) until the accelerometer has settled: one
+    /// that lags the gyroscope has seen only part of the turn, and a sound gyroscope would be found wrong.
+    ///
+    /// Shown by `traces/rotations-10hz-1` and the engine test "a quarter turn the gyroscope reads braking into
+    /// the new quadrant is published at that sample…"; on the shared traces it takes the fused p95 from 75 to
+    /// 40 ms (`Docs/bench-tail-targets.txt`).
+    func turnEnding(_ m: Moment, proposal: Rotation) -> Bool {
+        let c = configuration
+        guard switches.isOn(.turnEnding), published, m.fused, !m.moving, step > 0 else { return false }
+        let now = abs(measuredRate), before = abs(previousMeasuredRate)
+        guard now < c.fusedEndingRate, now < before, measuredRate * previousMeasuredRate >= 0 else { return false }
+        // Under a constant deceleration the turn stops after rate² / (2 × deceleration).
+        let travel = now * now * step / (2 * (before - now))
+        guard travel <= c.fusedEndingTravel else { return false }
+        let f = m.estimate
+        let rest = Angles.atan2Degrees(f.x, -f.y) + (measuredRate < 0 ? -travel : travel)
+        return abs((rest - Double(proposal.degrees)).remainder(dividingBy: 360)) <= c.fusedEndingMargin
     }
 
     /// **accelerometerAgrees.** Fused, a decision needs the accelerometer's own estimate within 60° of the new
@@ -233,6 +261,8 @@ extension Decision {
     /// **gyroscopeFollowed.** Fused, before a change the gyroscope is asked whether it followed the turn the
     /// accelerometer saw (`GyroscopeCheck.followed`); one it did not follow is a finding, and the gyroscope is
     /// dropped there and then. The change still stands where the accelerometer-only path would make it now.
+    /// After every change the gyroscope is asked again once the accelerometer has settled
+    /// (`FusedEstimate.askAgain`), and only then about a turn that was still ending (`turnEnding`).
     ///
     /// No trace or engine test changes with it alone off: `accelerometerTakesOver` asks too.
     func gyroscopeFollowed(_ m: Moment, gyro: inout FusedEstimate) -> Bool {

@@ -34,6 +34,13 @@ struct Decision: Sendable {
     private(set) var meter = TurnRateMeter()
     /// |`meter.rate`| at the previous sample.
     private(set) var previousRate = 0.0
+    /// The gyroscope's in-plane rate as read at this sample, degrees per second, clockwise (0 while the
+    /// accelerometer decides).
+    private(set) var measuredRate = 0.0
+    /// `measuredRate` at the previous sample.
+    private(set) var previousMeasuredRate = 0.0
+    /// Seconds from the previous sample to this one.
+    private(set) var step = 0.0
     /// The end of the accelerometer-only motion hold (set by the `motionHold` rule).
     var holdUntil: Double = -.infinity
     /// The quadrant waiting out its dwell (dropped by the `motionHold` rule), and since when.
@@ -89,6 +96,9 @@ struct Decision: Sendable {
         foundFinished = turnedUnobserved && finishedTurnFound(s, fused: fused, rate: rate, confirmed: confirmed)
         if turnedUnobserved && !foundFinished { meter.noteUnobserved(until: s.time) }
         previousRate = abs(meter.rate)
+        previousMeasuredRate = measuredRate
+        measuredRate = fused ? rate : 0
+        step = s.dt
         if fused {
             meter.update(measuredRate: rate, cosA: -f.y, sinA: f.x, time: s.time, dt: s.dt,
                          timeConstant: c.gyroRateSmoothingTime, limit: c.fusedSettleRate)
@@ -170,17 +180,19 @@ struct Decision: Sendable {
 
     /// Whether `proposal` passes every rule of `DecisionRule.rotationGates` that is on, in order. The last,
     /// `gyroscopeFollowed`, judges the gyroscope, so it is asked only when every other rule lets the change
-    /// through.
+    /// through, and not for a turn that is still ending (`turnEnding`): the gyroscope is asked about that one
+    /// once the accelerometer has settled (`FusedEstimate.askAgain`).
     private func passes(_ proposal: Rotation, _ m: Moment, gyro: inout FusedEstimate) -> Bool {
+        var ending = false
         for rule in DecisionRule.rotationGates where switches.isOn(rule) {
             let pass = switch rule {
             case .dwell: dwell(m)
-            case .settled: settled(m)
+            case .settled: settled(m) || { ending = turnEnding(m, proposal: proposal); return ending }()
             case .accelerometerAgrees: accelerometerAgrees(proposal, m)
             case .nearFlatAccelerometerInQuadrant: nearFlatAccelerometerInQuadrant(proposal, m)
             case .accelerometerSettled: accelerometerSettled(m)
             case .nearFlatTurnMeasured: nearFlatTurnMeasured(proposal, m, gyro: gyro)
-            case .gyroscopeFollowed: gyroscopeFollowed(m, gyro: &gyro)
+            case .gyroscopeFollowed: ending || gyroscopeFollowed(m, gyro: &gyro)
             default: true
             }
             if !pass { return false }

@@ -25,6 +25,8 @@ public enum DecisionRule: Int, CaseIterable, Sendable {
     case dwell
     /// A decision waits until the device has stopped turning.
     case settled
+    /// Fused, a turn the gyroscope reads braking to rest inside the new quadrant need not settle.
+    case turnEnding
     /// Fused, a decision needs the accelerometer's own reading within 60° of the new rotation.
     case accelerometerAgrees
     /// Fused, near flat, a decision needs the accelerometer's own reading in the new rotation's quadrant.

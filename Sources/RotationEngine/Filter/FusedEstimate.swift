@@ -30,6 +30,8 @@ struct FusedEstimate: Sendable {
     private var turnRateBefore = 0.0
     /// The accelerometer's own estimate when the rotation last changed.
     private(set) var accelAtChange: Vector3?
+    /// Whether the check is to be asked again about the last change's turn (`askAgain`).
+    private var askOnceSettled = false
 
     /// What one sample did.
     struct Step {
@@ -185,5 +187,15 @@ struct FusedEstimate: Sendable {
     mutating func noteChange(accel: Vector3) {
         turned = 0
         accelAtChange = accel
+        askOnceSettled = true
+    }
+
+    /// Asks the check again about the turn of the last change, once the accelerometer has settled (`ready`): a
+    /// change made as the turn ends (`DecisionRule.turnEnding`) comes before an accelerometer that lags the
+    /// gyroscope has seen all of the turn, too early to judge the gyroscope by it, or to confirm it.
+    mutating func askAgain(at t: Double, accel: Vector3, ready: Bool) {
+        guard askOnceSettled, ready else { return }
+        askOnceSettled = false
+        check.followed(time: t, accel: accel)
     }
 }
