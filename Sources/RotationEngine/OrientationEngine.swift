@@ -45,7 +45,7 @@ public struct OrientationEngine: Sendable {
         begin(s)
         let fused = estimate(s)
         guard decision.motionHold(s, accelerometerDecides: !fused, reacquiring: gyro.reacquiring) else { return nil }
-        var m = Decision.Moment(time: s.time, moving: s.moving, fused: fused, estimate: fused ? gyro.gravity : accel.gravity,
+        var m = Decision.Moment(time: s.time, dt: s.dt, moving: s.moving, fused: fused, estimate: fused ? gyro.gravity : accel.gravity,
                                 accel: accel.gravity, accelReady: accel.isReady(at: s.time, configuration),
                                 accelRate: accel.meter.rate, current: state.rotation,
                                 gyroscopeConfirmed: gyro.check.confirmed)
@@ -104,7 +104,7 @@ public struct OrientationEngine: Sendable {
     public var isQuiet: Bool {
         guard gate.started, decision.published, decision.candidate == nil, !gyro.reacquiring,
               decision.inputsSeen == state.inputs,
-              gate.reference.stillTime >= LearnedGravity.settlingTime else { return false }
+              learnedGravity.isSettled() else { return false }
         let c = configuration
         let t = gate.lastTime
         let fused = gyro.readRecently(at: t, c)

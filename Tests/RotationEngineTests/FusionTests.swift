@@ -362,12 +362,8 @@ struct FusionTests {
             trace.turn(by: 90, over: 0.3)
             let end = trace.time
             trace.hold(1.5)
-            // The accelerometer's readings come 0.1 s late (five samples), as behind a part's own low-pass
-            // filter; the gyroscope's are on time.
-            let s = trace.samples
-            let late = s.indices.map { i in
-                Sample(time: s[i].time, acceleration: s[max(i - 5, 0)].acceleration, angularVelocity: s[i].angularVelocity)
-            }
+            // The accelerometer's readings come 0.1 s late (five samples).
+            let late = SyntheticTrace.accelerometerLagging(trace.samples, by: 5)
             // Without the turn ending (`turnEnding`), which decides while the gyroscope still reads the turn
             // braking, before the question arises.
             var c = EngineConfiguration.default

@@ -60,10 +60,7 @@ struct TurnEndingTests {
         trace.turn(by: 90, over: 0.3)
         let secondEnd = trace.time
         trace.hold(1.5)
-        let s = trace.samples
-        let late = s.indices.map { i in
-            Sample(time: s[i].time, acceleration: s[max(i - 5, 0)].acceleration, angularVelocity: s[i].angularVelocity)
-        }
+        let late = SyntheticTrace.accelerometerLagging(trace.samples, by: 5)
         var engine = OrientationEngine()
         var published: [Published] = []
         var confirmedAt: Double?

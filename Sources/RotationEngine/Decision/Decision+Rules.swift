@@ -160,11 +160,11 @@ extension Decision {
     /// 40 ms (`Docs/bench-tail-targets.txt`).
     func turnEnding(_ m: Moment, proposal: Rotation) -> Bool {
         let c = configuration
-        guard switches.isOn(.turnEnding), published, m.fused, !m.moving, step > 0 else { return false }
+        guard switches.isOn(.turnEnding), published, m.fused, !m.moving, m.dt > 0 else { return false }
         let now = abs(measuredRate), before = abs(previousMeasuredRate)
         guard now < c.fusedEndingRate, now < before, measuredRate * previousMeasuredRate >= 0 else { return false }
         // Under a constant deceleration the turn stops after rate² / (2 × deceleration).
-        let travel = now * now * step / (2 * (before - now))
+        let travel = now * now * m.dt / (2 * (before - now))
         guard travel <= c.fusedEndingTravel else { return false }
         let f = m.estimate
         let rest = Angles.atan2Degrees(f.x, -f.y) + (measuredRate < 0 ? -travel : travel)

@@ -9,6 +9,8 @@ struct Decision: Sendable {
     struct Moment {
         /// The sample's time, s.
         let time: Double
+        /// Seconds since the previous sample.
+        let dt: Double
         /// Whether |a| is off the pose magnitude.
         let moving: Bool
         /// Whether the fused estimate is in force.
@@ -39,8 +41,6 @@ struct Decision: Sendable {
     private(set) var measuredRate = 0.0
     /// `measuredRate` at the previous sample.
     private(set) var previousMeasuredRate = 0.0
-    /// Seconds from the previous sample to this one.
-    private(set) var step = 0.0
     /// The end of the accelerometer-only motion hold (set by the `motionHold` rule).
     var holdUntil: Double = -.infinity
     /// The quadrant waiting out its dwell (dropped by the `motionHold` rule), and since when.
@@ -98,7 +98,6 @@ struct Decision: Sendable {
         previousRate = abs(meter.rate)
         previousMeasuredRate = measuredRate
         measuredRate = fused ? rate : 0
-        step = s.dt
         if fused {
             meter.update(measuredRate: rate, cosA: -f.y, sinA: f.x, time: s.time, dt: s.dt,
                          timeConstant: c.gyroRateSmoothingTime, limit: c.fusedSettleRate)
