@@ -282,6 +282,11 @@ done
 for name in $names; do
     echo "test-c part $name: $(cat "$logs/$name.status" 2>/dev/null || echo FAILED)"
 done
+for name in $names; do
+    case $(cat "$logs/$name.status" 2>/dev/null) in passed*) continue ;; esac
+    echo "test-c part $name: what failed:"
+    grep -E '^FAIL - ' "$logs/$name" | cut -c1-400 | head -n 20
+done | tee -a "${ROTATIOND_FAILURES:-/dev/null}"
 [ $status -ne 0 ] && [ $failed -eq 0 ] && failed=1
 echo "test-c: $passed passed, $failed failed"
 echo "test-c: wall time $(($(date +%s) - began)) s"

@@ -2,6 +2,7 @@
 # Runs the built test bundle in BIN_DIR as groups of processes side by side, then prints each one's output in
 # turn and exits 1 if any failed.
 #   scripts/test-groups.sh BIN_DIR [GROUP ...]      e.g. .build/debug, or the path `swift build --show-bin-path`
+# The failed tests are printed once more at the end, and appended to the file ROTATIOND_FAILURES if it is set.
 # The groups (all three when none is named):
 #   sensors     the umockdev-emulated sensors, as five processes: the driver zoo's four poses; its listings,
 #               its parts watching for motion and the test bed's kernel rules; rotationd beside a raw poller and
@@ -73,4 +74,10 @@ done
 for name in $names; do
     echo "test group $name: $(cat "$logs/$name.status")"
 done
+# The failed tests again, a few lines each, last: a log read from its end shows them without the scroll back.
+for name in $names; do
+    case $(cat "$logs/$name.status") in FAILED*) ;; *) continue ;; esac
+    echo "test group $name: what failed:"
+    grep -E '✘|recorded an issue|ThreadSanitizer|AddressSanitizer|Fatal error' "$logs/$name" | cut -c1-400 | head -n 40
+done | tee -a "${ROTATIOND_FAILURES:-/dev/null}"
 exit $status

@@ -20,6 +20,10 @@ t0=$(date +%s)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 : >"$work/phases"
+# The test groups append their failed tests here; they are printed again last, beside the phases.
+ROTATIOND_FAILURES=$work/failures
+export ROTATIOND_FAILURES
+: >"$ROTATIOND_FAILURES"
 
 # phase NAME COMMAND...: runs COMMAND and notes when it started and ended, seconds into the run.
 # (sh has no local variables: each function keeps to names of its own.)
@@ -106,5 +110,9 @@ for name in "build: release, and the package" "build: ThreadSanitizer" "build: A
     echo "==== $name: last lines of its log"
     tail -n 3 "$work/$name.log"
 done
+if [ -s "$ROTATIOND_FAILURES" ]; then
+    echo "==== the failed tests"
+    cat "$ROTATIOND_FAILURES"
+fi
 report
 exit $status

@@ -90,7 +90,7 @@ struct IIOSensorProxyCaseTests {
         #expect(r.socketRotations() == [0, 90, 0], "\(r.transcript)")
         #expect(r.stderr.contains { $0.contains("using iio:device0 (IIO Test Accelerometer) as the display accelerometer, buffered") },
                 "\(r.transcript)")
-        #expect(!r.stderr.contains { $0.contains("polling in_accel") }, "fell back to polling:\n\(r.transcript)")
+        #expect(!r.fellBackToPollingUnprompted(node), "fell back to polling:\n\(r.transcript)")
     }
 
     /// Upstream `test_iio_scale_decimal_separator2` (scale 0.000001), and the scale 0.000010 of its buffered

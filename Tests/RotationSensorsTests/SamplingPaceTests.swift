@@ -94,7 +94,8 @@ struct SamplingPaceTests {
     @Test("a buffered part is read on while the service gives back its start-up pages at the first still, however long /proc/self/smaps takes: no gap in the samples, no restart of the engine")
     func bufferedPaceDuringTrim() async throws {
         let socket = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-pace-\(UUID().uuidString).sock").path
-        let trace = try Self.uprightThenLeftUp(seconds: 6)
+        // Upright for longer than the run lasts, even on a loaded machine (a sanitizer's build beside it).
+        let trace = try Self.uprightThenLeftUp(seconds: 30)
         defer { try? FileManager.default.removeItem(atPath: trace) }
         let r = try await UmockdevRun.run(devices: ["paced-buffered.umockdev"], steps: [
             ["feed-trace", "/dev/iio:device0", trace, 0.019163, 50, 60, 5],
@@ -108,7 +109,7 @@ struct SamplingPaceTests {
             ["alive"],
         ], arguments: ["--serve", "--socket", socket, "--verbose"], environment: ["IIO_KERNEL_SMAPS_DELAY": "2000"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
-        // Upright all along (the turn starts 6 s into the trace): read at 50 Hz, then every 80 ms in batches.
+        // Upright all along (the turn starts 30 s into the trace): read at 50 Hz, then every 80 ms in batches.
         // A gap longer than the engine's maxGap (1 s) would restart it, and the policy would read the part at
         // the full rate again although it never moved.
         let times = r.socket(1).filter { $0["type"] as? String == "sample" }.compactMap { $0["t"] as? Double }

@@ -28,6 +28,9 @@ struct UmockdevRun {
         /// Every open of an emulated device node the kernel refused, as `iio:device0 dev/iio:device0 EBUSY why`
         /// (the node is held by one open file at a time).
         var opens: [String] = []
+        /// What each `feed` step's writer reported when the run ended, as `/dev/iio:device0: longest pause between
+        /// scans 21 ms`.
+        var feeders: [String] = []
 
         /// The writes the kernel refused.
         var refusedWrites: [String] { kernel.filter { !$0.hasSuffix(" ok") } }
@@ -76,12 +79,28 @@ struct UmockdevRun {
             return out
         }
 
+        /// The longest time the `feed` writer of `node` went without writing a scan, in seconds, if it ran.
+        func longestFeederPause(_ node: String) -> Double? {
+            let prefix = "\(node): longest pause between scans "
+            guard let line = feeders.first(where: { $0.hasPrefix(prefix) }) else { return nil }
+            return Double(line.dropFirst(prefix.count).prefix { $0.isNumber || $0 == "." }).map { $0 / 1000 }
+        }
+
+        /// Whether rotationd gave up the buffer of `node` for polling although its `feed` writer never paused for
+        /// as long as the buffer's silence (500 ms). A writer held up that long (a loaded machine) leaves the
+        /// buffer truly silent, and polling is then the right answer; 0.4 s leaves room for the two sides' clocks
+        /// to see the pause a little differently.
+        func fellBackToPollingUnprompted(_ node: String) -> Bool {
+            stderr.contains { $0.contains("polling in_accel") } && (longestFeederPause(node) ?? 0) < 0.4
+        }
+
         /// The driver's failure line, if a step failed.
         var failure: String? { stderr.first { $0.hasPrefix("driver:") } }
 
         /// Everything, for test failure messages.
         var transcript: String {
-            (stdout + stderr + kernel.map { "kernel: write " + $0 } + opens.map { "kernel: open " + $0 }).joined(separator: "\n")
+            (stdout + stderr + kernel.map { "kernel: write " + $0 } + opens.map { "kernel: open " + $0 } + feeders.map { "feed: " + $0 })
+                .joined(separator: "\n")
         }
     }
 
@@ -133,11 +152,12 @@ struct UmockdevRun {
             String(decoding: d, as: UTF8.self).split(separator: "\n").map(String.init)
         }
         let err = lines(errData)
-        let prefix = "kernel: write ", read = "kernel: read ", refused = "kernel: open "
+        let prefix = "kernel: write ", read = "kernel: read ", refused = "kernel: open ", feed = "feed: "
         return Result(status: p.terminationStatus, stdout: lines(outData),
-                      stderr: err.filter { !$0.hasPrefix(prefix) && !$0.hasPrefix(read) && !$0.hasPrefix(refused) },
+                      stderr: err.filter { line in ![prefix, read, refused, feed].contains { line.hasPrefix($0) } },
                       kernel: err.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) },
                       reads: err.filter { $0.hasPrefix(read) }.map { String($0.dropFirst(read.count)) },
-                      opens: err.filter { $0.hasPrefix(refused) }.map { String($0.dropFirst(refused.count)) })
+                      opens: err.filter { $0.hasPrefix(refused) }.map { String($0.dropFirst(refused.count)) },
+                      feeders: err.filter { $0.hasPrefix(feed) }.map { String($0.dropFirst(feed.count)) })
     }
 }
