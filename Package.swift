@@ -55,7 +55,7 @@ let package = Package(
         .executableTarget(name: "fuzz-v4l2-controls", dependencies: ["RotationEngine", "RotationCameras", "FuzzSupport"],
                           path: "Fuzz/fuzz-v4l2-controls"),
         // What the test targets share: where the built executables are, and their sanitizer reports.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["RotationEngine"], path: "Tests/TestSupport"),
         .testTarget(name: "RotationEngineTests", dependencies: ["RotationEngine"]),
         .testTarget(name: "RotationSensorsTests", dependencies: ["RotationEngine", "RotationSensors", "TestSupport"]),
         .testTarget(name: "RotationCamerasTests", dependencies: ["RotationEngine", "RotationCameras", "TestSupport"]),

@@ -1,0 +1,6 @@
+#if SANITIZE_THREAD
+import RotationEngine
+
+/// In ThreadSanitizer builds, `Mutex` in this module is the pthread lock the sanitizer understands.
+typealias Mutex = ThreadSanitizerMutex
+#endif
