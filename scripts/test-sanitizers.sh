@@ -51,6 +51,9 @@ for sanitizer in ${*:-thread address}; do
     if [ -n "$(ls "$reports")" ]; then
         echo "test-sanitizers: $sanitizer: reports outside any test's programs:" >&2
         cat "$reports"/* >&2
+        # No test names these: their summary lines join the failed tests that scripts/test.sh prints last.
+        { echo "test-sanitizers: $sanitizer: reports outside any test's programs:"
+          grep -h '^SUMMARY:' "$reports"/* | cut -c1-400 | head -n 20; } >>"${ROTATIOND_FAILURES:-/dev/null}"
         status=1
     fi
     echo "test-sanitizers: $sanitizer: build $((built - start)) s, tests $((done_at - built)) s"
