@@ -42,6 +42,23 @@ final class CapturedPart {
     /// wait for a sample (st_lsm6dsx, a sample period).
     static let slowRawRead = 0.01
 
+    /// How many timed reads must all be slow for a part to count as slow (`quickest`).
+    static let slowReadTries = 3
+
+    /// How long the quickest of up to `slowReadTries` calls of `read` takes, stopping at the first that takes
+    /// `limit` or less: what the driver takes, not a moment the thread waited for a processor or a first read
+    /// faulted its pages in. A read that sleeps in the driver sleeps every time, so a slow part is timed
+    /// `slowReadTries` times and a quick one, mostly, once.
+    static func quickest(within limit: Double, _ read: () -> Void) -> Double {
+        var took = Double.infinity
+        for _ in 0..<slowReadTries where took > limit {
+            let begin = MonotonicClock.now()
+            read()
+            took = min(took, MonotonicClock.now() - begin)
+        }
+        return took
+    }
+
     let source: SensorSource
     let ctx: IIOContext
     let dev: OpaquePointer
@@ -201,14 +218,8 @@ final class CapturedPart {
     /// the same parts cost nothing per sample.
     func keepPolledGyroIfFast() {
         guard let gyro, !gyroChannels.isEmpty else { return }
-        // The quickest of three reads: what the driver takes, not a moment the thread waited for a processor.
-        var took = Double.infinity
-        for _ in 0..<3 {
-            let begin = MonotonicClock.now()
-            _ = readRaw(gyro, gyroPaths)
-            took = min(took, MonotonicClock.now() - begin)
-        }
         let period = 1 / rate
+        let took = CapturedPart.quickest(within: CapturedPart.slowReadShare * period) { _ = readRaw(gyro, gyroPaths) }
         guard took > CapturedPart.slowReadShare * period else { return }
         SensorLog.once(.warning, "\(gyro.id) (\(gyro.name)): one read of in_anglvel_*_raw takes \(Int((took * 1000).rounded())) ms, \(ScaleDiagnosis.format(took / period)) sample periods at \(FrequencyPlan.text(rate)) Hz, too slow to read beside the accelerometer's samples without a buffer; rotations are decided from the accelerometer alone, which only makes some turns slower to report")
         self.gyro = nil

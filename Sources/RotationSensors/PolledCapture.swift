@@ -65,7 +65,7 @@ struct PolledCapture {
     }
 
     /// Whether a raw read of the accelerometer sleeps in the driver (takes longer than `slowRawRead`), found by
-    /// timing one when polling starts.
+    /// timing reads when polling starts (the quickest of a few, `CapturedPart.quickest`).
     ///
     /// Some drivers power the part up for each raw read and wait a few sample periods of its sampling frequency
     /// for it to settle: st_lsm6dsx three to four (`st_lsm6dsx_read_oneshot`), 58 to 77 ms at 52 Hz, for each
@@ -75,11 +75,7 @@ struct PolledCapture {
     private func quickenRawReads() -> Bool {
         let accel = part.accel
         guard let path = part.accelPaths.first else { return false }
-        func timed() -> Double {
-            let begin = MonotonicClock.now()
-            _ = SysfsNumber.read(path)
-            return MonotonicClock.now() - begin
-        }
+        func timed() -> Double { CapturedPart.quickest(within: CapturedPart.slowRawRead) { _ = SysfsNumber.read(path) } }
         let before = timed()
         guard before > CapturedPart.slowRawRead else { return false }
         let ms = { (t: Double) in "\(Int((t * 1000).rounded())) ms" }

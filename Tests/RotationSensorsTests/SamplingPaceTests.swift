@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import RotationSensors
 
 /// The sampling policy on live parts under umockdev: a polled part is read slowly while still and at the full
 /// rate from the first reading that moved; a buffered part is slowed down and batched, and whatever the
@@ -42,6 +43,24 @@ struct SamplingPaceTests {
         #expect(still.count == 3 && still.allSatisfy { $0 >= 0.35 }, "gaps before the move: \(Array(still))")
         #expect(moved + 1 < times.count && times[moved + 1] - times[moved] < 0.1,
                 "the read after the first moved one came \(moved + 1 < times.count ? times[moved + 1] - times[moved] : -1) s later")
+    }
+
+    @Test("a quick polled part whose first raw reads are slow once (the reader preempted, or its first read faulting pages in) is still read whole every 0.4 s while still: a part counts as slow only when every timed read is")
+    func preemptedFirstReads() async throws {
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-pace-\(UUID().uuidString).sock").path
+        let slowReads = CapturedPart.slowReadTries - 1
+        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [
+            ["start"],
+            ["connect", socket, 10],
+            ["send", Self.subscribe],
+            ["wait-sock", LiveSensorTests.normal, 5],
+            ["wait-err", "iio:device0: the device is still: reading it every 0\\.4 s", 5],
+            ["alive"],
+        ], arguments: ["--serve", "--socket", socket, "--verbose"],
+           rules: ["raw-delay iio:device0 \(Int(CapturedPart.slowRawRead * 3000)) \(slowReads)"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.reads.filter { $0.contains(" slept ") }.count == slowReads, "\(r.reads)")
+        #expect(!r.stderr.contains { $0.contains("one raw read takes") }, "\(r.transcript)")
     }
 
     /// Writes a trace of `seconds` upright, a slow quarter turn clockwise over 3 s (longer than a batch, so the

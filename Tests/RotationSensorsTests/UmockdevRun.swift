@@ -112,6 +112,7 @@ struct UmockdevRun {
     /// Runs `rotationd ARGS` with the given devices and steps (see the driver's usage text).
     ///
     /// - Parameters:
+    ///   - rules: rules of the emulated kernel (`Tests/fixtures/iio-kernel.c`) added to the devices' own.
     ///   - user: `USER:GROUP` to run rotationd as that unprivileged user (the driver's `--user`), or nil for root.
     ///   - environment: variables added to rotationd's environment (and the driver's).
     ///   - program: another program to run instead of rotationd.
@@ -119,7 +120,7 @@ struct UmockdevRun {
     /// Runs wait for a free slot (`slots`), and the test awaits the run without holding a thread: a test process
     /// runs only as many synchronous tests at once as the machine has cores, and these spend their time waiting
     /// on traces played in real time.
-    static func run(devices: [String], steps: [[Any]], arguments: [String], user: String? = nil,
+    static func run(devices: [String], steps: [[Any]], arguments: [String], rules: [String] = [], user: String? = nil,
                     environment: [String: String] = [:], program: String? = nil) async throws -> Result {
         await slots.acquire()
         defer { slots.release() }
@@ -127,6 +128,7 @@ struct UmockdevRun {
         let stepsJSON = String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self)
         var args = [fixtures.appendingPathComponent("umockdev-driver.py").path]
         for d in devices { args += ["--device", d] }
+        for rule in rules { args += ["--rule", rule] }
         if let user { args += ["--user", user] }
         args += ["--actions", stepsJSON, "--", binary] + arguments
         let p = Process()
