@@ -10,7 +10,8 @@ import Testing
 ///
 /// Traces: `zoo/sleep-turn-90.csv` and `zoo/sleep-turn-180.csv` (`scripts/make-sleep-trace.py`): upright until
 /// 6.5 s, turned over 0.65 s a quarter, held until 15 s. The sleep starts 6 s into the trace, once the part's
-/// motion event is armed (the still pace comes about a second after the first rotation).
+/// motion event is armed (the still pace comes about a second after the first rotation); a sleep that a loaded
+/// machine brings late holds the trace at 6 s until it begins, so the turn is always made asleep.
 @Suite("Suspend and resume: a device turned while the system sleeps")
 struct SleepWakeTests {
     /// One part and how it comes back from the sleep (the `suspend` step's options).
@@ -83,13 +84,15 @@ struct SleepWakeTests {
     /// Runs `rotationd --print` on the part while the trace turning it by `degrees` plays: once rotation 0 is
     /// published (and the part's motion event armed), the system sleeps from 12 s into the trace for 3 s (with
     /// `sleep`), then the run waits for the new rotation. Returns the run and the wake→publish time (nil: not
-    /// published before the trace ended).
-    static func run(_ part: Part, degrees: Int, sleep: Bool) async throws -> (UmockdevRun.Result, Double?) {
+    /// published before the trace ended). With `late`, the sleep step comes that many seconds after its time, as
+    /// on a machine too loaded to run the driver.
+    static func run(_ part: Part, degrees: Int, sleep: Bool, late: Double = 0) async throws -> (UmockdevRun.Result, Double?) {
         var steps: [[Any]] = [["start"], ["play", "zoo/sleep-turn-\(degrees).csv", traceSeconds],
                               ["wait", "\"rotation\":0,", 15]]
         if let enable = try eventEnable(part.fixture) {
             steps.append(["wait-file", "sys/bus/iio/devices/iio:device0/\(enable)", "1", asleepAt])
         }
+        if late > 0 { steps.append(["wait-play", asleepAt + late]) }
         if sleep { steps.append(["suspend", sleepSeconds, part.suspendOptions]) }
         // Until the trace ends.
         let left = sleep ? traceSeconds - asleepAt - sleepSeconds : traceSeconds
@@ -100,8 +103,9 @@ struct SleepWakeTests {
         guard sleep else { return (r, published(r, rotation: degrees, after: turnEnd - 1).map { $0 - turnEnd }) }
         let asleep = try #require(printed(r, "suspend: asleep at "), "\(r.transcript)")
         let woke = try #require(printed(r, "suspend: woke at "), "\(r.transcript)")
+        let held = try #require(printed(r, "suspend: trace held "), "\(r.transcript)")
         // The sleep must begin before the turn does, else the turn is seen awake.
-        #expect(asleep < start + turnStart, "fell asleep \(asleep - start) s into the trace, after the turn began")
+        #expect(asleep < start + held + turnStart, "fell asleep \(asleep - start) s into the trace, held \(held) s, after the turn began")
         // On the program's clock the sleep takes no time (its CLOCK_MONOTONIC is held back by the time slept).
         #expect(woke - asleep < 0.1, "the program's clock moved \(woke - asleep) s across the sleep")
         return (r, published(r, rotation: degrees, after: woke).map { $0 - woke })
@@ -157,6 +161,16 @@ struct SleepWakeTests {
         #expect(latency.map { $0 < Self.wakeLatency } == true,
                 "90° published \(Self.millis(latency)) after the wake: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
+    }
+
+    @Test("the test bed holds the trace at the sleep's time until a sleep that comes late begins (a loaded machine): a sleep 1.5 s late, after the turn's end, still finds the device upright, and the turn made asleep is published within 0.5 s of the wake")
+    func lateSleepHoldsTheTrace() async throws {
+        let late = 1.5
+        #expect(Self.asleepAt + late > Self.turnStart + Self.quarter)
+        let (r, latency) = try await Self.run(Part("kxcjk-1013"), degrees: 90, sleep: true, late: late)
+        let held = Self.printed(r, "suspend: trace held ")
+        #expect(held.map { $0 >= late - 0.1 } == true, "the trace was held \(held ?? -1) s: \(r.transcript)")
+        #expect(latency.map { $0 < Self.wakeLatency } == true, "90° published \(Self.millis(latency)) after the wake: \(r.transcript)")
     }
 
     @Test("control, without the sleep: the same turn made while awake is published within 2 s of its end, and no write is refused",
