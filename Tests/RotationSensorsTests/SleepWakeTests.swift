@@ -82,7 +82,7 @@ struct SleepWakeTests {
     }
 
     /// Runs `rotationd --print` on the part while the trace turning it by `degrees` plays: once rotation 0 is
-    /// published (and the part's motion event armed), the system sleeps from 12 s into the trace for 3 s (with
+    /// published (and the part's motion event armed), the system sleeps from `asleepAt` into the trace for 3 s (with
     /// `sleep`), then the run waits for the new rotation. Returns the run and the wake→publish time (nil: not
     /// published before the trace ended). With `late`, the sleep step comes that many seconds after its time, as
     /// on a machine too loaded to run the driver.
