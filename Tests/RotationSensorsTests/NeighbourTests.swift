@@ -30,7 +30,7 @@ struct NeighbourTests {
 
     /// What the neighbours reported, read from the driver's stderr.
     struct Neighbourhood {
-        /// When the trace started (CLOCK_MONOTONIC, s).
+        /// When the trace's time 0 was (CLOCK_MONOTONIC, s), after the hold while rotationd started.
         var start: Double
         /// Each orientation monitor-sensor reported, with its arrival (CLOCK_MONOTONIC, s).
         var proxy: [(t: Double, orientation: String)] = []
@@ -38,8 +38,7 @@ struct NeighbourTests {
         var poller: (reads: Int, busy: Int, other: Int)?
 
         init(_ r: UmockdevRun.Result) throws {
-            let started = try #require(r.stderr.first { $0.hasPrefix("play: started at ") }, "the trace never started: \(r.transcript)")
-            start = try #require(Double(started.dropFirst("play: started at ".count)))
+            start = try #require(r.traceStart(before: NeighbourTests.turns[0]), "the trace never started, or was held after its first turn: \(r.transcript)")
             for line in r.stderr {
                 let words = line.split(separator: " ")
                 if words.count == 3, words[0] == "sensor-proxy:", let t = Double(words[1]) {
@@ -135,7 +134,10 @@ struct NeighbourTests {
             ["raw-poller", display, 0.5],
             ["start"],
             ["play", "zoo/four-poses.csv", 25],
+            // Upright until rotationd reports it, however late a loaded machine starts it.
+            ["hold-play"],
             ["wait", "\"rotation\":0,", 10],
+            ["release-play"],
             ["wait-play", Self.playedFor],
             ["stop"],
         ], arguments: ["--print"])
@@ -156,8 +158,10 @@ struct NeighbourTests {
             ["sensor-proxy", 15],
             ["play", "zoo/four-poses.csv", 25],
             ["wait-proxy", "orientation changed: normal", 5],
+            ["hold-play"],
             ["start"],
             ["wait", "\"rotation\":0,", 10],
+            ["release-play"],
             ["wait-play", Self.playedFor],
             ["stop"],
         ], arguments: ["--print"])

@@ -79,6 +79,19 @@ struct UmockdevRun {
             return out
         }
 
+        /// When the played trace's time 0 was on the program's CLOCK_MONOTONIC, s, for what the trace does from
+        /// `first` s into it on: the "play" step's start, plus the time a "hold-play" step held it there. Nil when
+        /// no trace was played, or when the hold began after `first` (what came after it was played before the
+        /// hold, on the earlier time).
+        func traceStart(before first: Double) -> Double? {
+            guard let started = stderr.first(where: { $0.hasPrefix("play: started at ") }),
+                  let start = Double(started.dropFirst("play: started at ".count)) else { return nil }
+            guard let line = stderr.first(where: { $0.hasPrefix("play: held ") }) else { return start }
+            let words = line.split(separator: " ")
+            guard words.count >= 6, let held = Double(words[2]), let at = Double(words[5]), at < first else { return nil }
+            return start + held
+        }
+
         /// The longest time the `feed` writer of `node` went without writing a scan, in seconds, if it ran.
         func longestFeederPause(_ node: String) -> Double? {
             let prefix = "\(node): longest pause between scans "
