@@ -218,9 +218,9 @@ final class CapturedPart {
     /// the same parts cost nothing per sample.
     func keepPolledGyroIfFast() {
         guard let gyro, !gyroChannels.isEmpty else { return }
-        let period = 1 / rate
-        let took = CapturedPart.quickest(within: CapturedPart.slowReadShare * period) { _ = readRaw(gyro, gyroPaths) }
-        guard took > CapturedPart.slowReadShare * period else { return }
+        let period = 1 / rate, limit = CapturedPart.slowReadShare * period
+        let took = CapturedPart.quickest(within: limit) { _ = readRaw(gyro, gyroPaths) }
+        guard took > limit else { return }
         SensorLog.once(.warning, "\(gyro.id) (\(gyro.name)): one read of in_anglvel_*_raw takes \(Int((took * 1000).rounded())) ms, \(ScaleDiagnosis.format(took / period)) sample periods at \(FrequencyPlan.text(rate)) Hz, too slow to read beside the accelerometer's samples without a buffer; rotations are decided from the accelerometer alone, which only makes some turns slower to report")
         self.gyro = nil
     }

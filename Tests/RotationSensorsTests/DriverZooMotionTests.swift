@@ -98,7 +98,7 @@ extension DriverZooTests {
 
     /// The monotonic time the trace started playing.
     static func playStart(_ r: UmockdevRun.Result) -> Double {
-        r.stderr.first { $0.hasPrefix("play: started at ") }.flatMap { Double($0.dropFirst(17)) } ?? .nan
+        r.printed("play: started at ") ?? .nan
     }
 
     @Test("each driver with a motion event: while the device is still the event is armed and the sensor thread sleeps (no wake-up in 3 s), the turn after 12 s still is published within 2 s of its end, no write is refused, and every setting is put back (events, thresholds, periods, frequencies)",

@@ -9,15 +9,20 @@ import Testing
 struct SamplingPaceTests {
     static let subscribe = "{\"cmd\":\"subscribe\",\"events\":[\"state\",\"samples\"]}"
 
+    /// The steps that start rotationd on the upright polled part, subscribe on `socket`, and wait until the part is
+    /// read whole at the still pace.
+    static func polledUntilStill(_ socket: String) -> [[Any]] {
+        [["start"],
+         ["connect", socket, 10],
+         ["send", subscribe],
+         ["wait-sock", LiveSensorTests.normal, 5],
+         ["wait-err", "iio:device0: the device is still: reading it every 0\\.4 s", 5]]
+    }
+
     @Test("a polled part is read every 0.4 s while still, however long the start-up trim takes, at the full rate from the first reading that moved, then slowly again")
     func polledPace() async throws {
-        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-pace-\(UUID().uuidString).sock").path
-        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [
-            ["start"],
-            ["connect", socket, 10],
-            ["send", Self.subscribe],
-            ["wait-sock", LiveSensorTests.normal, 5],
-            ["wait-err", "iio:device0: the device is still: reading it every 0\\.4 s", 5],
+        let socket = UmockdevRun.socketPath("pace")
+        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: Self.polledUntilStill(socket) + [
             // Some slow reads, as many as come in 2 s.
             ["sleep", 2],
             ["set", "iio:device0", LiveSensorTests.onda],
@@ -47,17 +52,11 @@ struct SamplingPaceTests {
 
     @Test("a quick polled part whose first raw reads are slow once (the reader preempted, or its first read faulting pages in) is still read whole every 0.4 s while still: a part counts as slow only when every timed read is")
     func preemptedFirstReads() async throws {
-        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-pace-\(UUID().uuidString).sock").path
+        let socket = UmockdevRun.socketPath("pace")
         let slowReads = CapturedPart.slowReadTries - 1
-        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [
-            ["start"],
-            ["connect", socket, 10],
-            ["send", Self.subscribe],
-            ["wait-sock", LiveSensorTests.normal, 5],
-            ["wait-err", "iio:device0: the device is still: reading it every 0\\.4 s", 5],
-            ["alive"],
-        ], arguments: ["--serve", "--socket", socket, "--verbose"],
-           rules: ["raw-delay iio:device0 \(Int(CapturedPart.slowRawRead * 3000)) \(slowReads)"])
+        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: Self.polledUntilStill(socket) + [["alive"]],
+                                          arguments: ["--serve", "--socket", socket, "--verbose"],
+                                          rules: ["raw-delay iio:device0 \(Int(CapturedPart.slowRawRead * 3000)) \(slowReads)"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.reads.filter { $0.contains(" slept ") }.count == slowReads, "\(r.reads)")
         #expect(!r.stderr.contains { $0.contains("one raw read takes") }, "\(r.transcript)")

@@ -71,11 +71,6 @@ struct SleepWakeTests {
         return ((device?["events"] as? [String: Any])?["enable"] as? [String: String])?.values.sorted().first
     }
 
-    /// A time the driver printed on stderr after `prefix` (the program's CLOCK_MONOTONIC).
-    static func printed(_ r: UmockdevRun.Result, _ prefix: String) -> Double? {
-        r.stderr.first { $0.hasPrefix(prefix) }.flatMap { Double($0.dropFirst(prefix.count).split(separator: " ")[0]) }
-    }
-
     /// When `rotation` was first published after `after` (the program's monotonic s), or nil.
     static func published(_ r: UmockdevRun.Result, rotation: Int, after: Double) -> Double? {
         r.events.first { ($0["t"] as? Double ?? 0) > after && $0["rotation"] as? Int == rotation }?["t"] as? Double
@@ -98,12 +93,12 @@ struct SleepWakeTests {
         let left = sleep ? traceSeconds - asleepAt - sleepSeconds : traceSeconds
         steps += [["wait", "\"rotation\":\(degrees),", left], ["stop"]]
         let r = try await UmockdevRun.run(devices: ["zoo/\(part.fixture).umockdev"], steps: steps, arguments: ["--print"])
-        let start = try #require(printed(r, "play: started at "), "\(r.transcript)")
+        let start = try #require(r.printed("play: started at "), "\(r.transcript)")
         let turnEnd = start + turnStart + quarter * Double(degrees) / 90
         guard sleep else { return (r, published(r, rotation: degrees, after: turnEnd - 1).map { $0 - turnEnd }) }
-        let asleep = try #require(printed(r, "suspend: asleep at "), "\(r.transcript)")
-        let woke = try #require(printed(r, "suspend: woke at "), "\(r.transcript)")
-        let held = try #require(printed(r, "suspend: trace held "), "\(r.transcript)")
+        let asleep = try #require(r.printed("suspend: asleep at "), "\(r.transcript)")
+        let woke = try #require(r.printed("suspend: woke at "), "\(r.transcript)")
+        let held = try #require(r.printed("suspend: trace held "), "\(r.transcript)")
         // The sleep must begin before the turn does, else the turn is seen awake.
         #expect(asleep < start + held + turnStart, "fell asleep \(asleep - start) s into the trace, held \(held) s, after the turn began")
         // On the program's clock the sleep takes no time (its CLOCK_MONOTONIC is held back by the time slept).
@@ -128,7 +123,7 @@ struct SleepWakeTests {
             return line.split(whereSeparator: { " ;,".contains($0) }).compactMap { Double($0) }
         }
         let cancelled = numbers("timerfd: ECANCELED at ")
-        let woke = try #require(Self.printed(r, "suspend: woke at "), "\(r.transcript)")
+        let woke = try #require(r.printed("suspend: woke at "), "\(r.transcript)")
         #expect(cancelled.count == 2, "\(r.stdout)")
         if cancelled.count == 2 {
             #expect(cancelled[0] >= woke && cancelled[0] - woke < 0.5, "cancelled at \(cancelled[0]), woke at \(woke)")
@@ -168,7 +163,7 @@ struct SleepWakeTests {
         let late = 1.5
         #expect(Self.asleepAt + late > Self.turnStart + Self.quarter)
         let (r, latency) = try await Self.run(Part("kxcjk-1013"), degrees: 90, sleep: true, late: late)
-        let held = Self.printed(r, "suspend: trace held ")
+        let held = r.printed("suspend: trace held ")
         #expect(held.map { $0 >= late - 0.1 } == true, "the trace was held \(held ?? -1) s: \(r.transcript)")
         #expect(latency.map { $0 < Self.wakeLatency } == true, "90° published \(Self.millis(latency)) after the wake: \(r.transcript)")
     }

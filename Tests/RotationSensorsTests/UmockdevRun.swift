@@ -84,12 +84,18 @@ struct UmockdevRun {
         /// no trace was played, or when the hold began after `first` (what came after it was played before the
         /// hold, on the earlier time).
         func traceStart(before first: Double) -> Double? {
-            guard let started = stderr.first(where: { $0.hasPrefix("play: started at ") }),
-                  let start = Double(started.dropFirst("play: started at ".count)) else { return nil }
+            guard let start = printed("play: started at ") else { return nil }
+            // play: held S s at T s into the trace
             guard let line = stderr.first(where: { $0.hasPrefix("play: held ") }) else { return start }
             let words = line.split(separator: " ")
             guard words.count >= 6, let held = Double(words[2]), let at = Double(words[5]), at < first else { return nil }
             return start + held
+        }
+
+        /// The number the driver printed on stderr right after `prefix`, in its first such line (a time on the
+        /// program's CLOCK_MONOTONIC, or a number of seconds).
+        func printed(_ prefix: String) -> Double? {
+            stderr.first { $0.hasPrefix(prefix) }.flatMap { Double($0.dropFirst(prefix.count).split(separator: " ")[0]) }
         }
 
         /// The longest time the `feed` writer of `node` went without writing a scan, in seconds, if it ran.
