@@ -7,6 +7,9 @@ KIND is one of:
     offset      an uncalibrated accelerometer: per trace, a fixed offset of up to a quarter g and a gain
                 error of up to 8 % on each axis (uniformly drawn from NAME, KIND and SEED)
     gyroF       the gyroscope columns multiplied by F (gyro1000, gyro0.001); traces without them are skipped
+    posture     a convertible's two accelerometers (t,x,y,z,bx,by,bz...), each with its own small flaws: per
+                trace and part, offsets of up to 0.4 m/s² and gain errors of up to 5 % on each axis, and noise
+                of 0.15 m/s² on every reading; traces without base columns are skipped
     gyrogap     the gyroscope columns left empty for 0.27 s every 3 s (a reading missing just longer than the
                 engine's gyroTimeout, as a separate gyroscope's batch that comes late); traces without them are
                 skipped
@@ -27,8 +30,9 @@ def main():
         sys.exit(__doc__)
     source, out, kind = sys.argv[1:4]
     seed = int(sys.argv[4]) if len(sys.argv) == 5 else 1
-    if kind != "offset" and not kind.startswith("gyro"):
-        sys.exit("flawed-copies: unknown KIND %r; use offset, gyrogap or gyroF (such as gyro1000)" % kind)
+    if kind not in ("offset", "posture") and not kind.startswith("gyro"):
+        sys.exit("flawed-copies: unknown KIND %r; use offset, posture, gyrogap or gyroF (such as gyro1000)" % kind)
+    posture = kind == "posture"
     gap = kind == "gyrogap"
     factor = float(kind[4:]) if kind.startswith("gyro") and not gap else None
     os.makedirs(out, exist_ok=True)
@@ -37,11 +41,18 @@ def main():
         name = os.path.basename(path)[:-4]
         lines = open(path).read().splitlines()
         header = lines[0]
-        if (factor is not None or gap) and len(header.split(",")) < 7:
+        columns = header.split(",")
+        if (factor is not None or gap) and len(columns) < 7:
+            continue
+        if posture and "bx" not in columns:
             continue
         draw = random.Random("%s-%s-%d" % (name, kind, seed))
         offset = [draw.uniform(-0.25, 0.25) * GRAVITY for _ in range(3)]
         gain = [1 + draw.uniform(-0.08, 0.08) for _ in range(3)]
+        if posture:
+            flawed = [1, 2, 3] + [columns.index(c) for c in ("bx", "by", "bz")]
+            offset = [draw.uniform(-0.4, 0.4) for _ in flawed]
+            gain = [1 + draw.uniform(-0.05, 0.05) for _ in flawed]
         rows = [header]
         for line in lines[1:]:
             # An empty gyroscope field (a sample without a reading) stays empty.
@@ -49,6 +60,10 @@ def main():
             if gap:
                 if 1.0 < v[0] % 3.0 < 1.27:
                     v[4:] = [None] * len(v[4:])
+            elif posture:
+                for k, i in enumerate(flawed):
+                    if v[i] is not None:
+                        v[i] = v[i] * gain[k] + offset[k] + draw.gauss(0, 0.15)
             elif factor is None:
                 for i in range(3):
                     v[1 + i] = v[1 + i] * gain[i] + offset[i]

@@ -68,10 +68,14 @@ public struct Camera: Sendable, Hashable {
     /// The capture nodes that deliver this camera's frames: a capture node's own `/dev/videoN`, or for a
     /// sensor the nodes its data reaches in the media graph; empty when unknown.
     public var nodes: [String]
+    /// The panel of a convertible the camera sits on: the lid (the display's, and every camera of a device that
+    /// does not fold) or the base, whose own orientation then turns its frames.
+    public var panel: CameraPanel
 
     /// Creates a camera; `mount` is reduced to 0..<360.
     public init(name: String, facing: CameraFacing, mount: Int, device: String? = nil, model: String? = nil,
-                source: Sources? = .config, libcamera: String? = nil, busPath: String? = nil, nodes: [String] = []) {
+                source: Sources? = .config, libcamera: String? = nil, busPath: String? = nil, nodes: [String] = [],
+                panel: CameraPanel = .lid) {
         self.name = name
         self.facing = facing
         self.mount = Camera.wrap(mount)
@@ -81,6 +85,7 @@ public struct Camera: Sendable, Hashable {
         self.libcamera = libcamera
         self.busPath = busPath
         self.nodes = nodes
+        self.panel = panel
     }
 
     /// The default set: one front and one back camera, both mounted at 90°, the common phone convention.

@@ -16,13 +16,17 @@ public struct DeviceState: Sendable, Hashable {
     public var flat: Bool
     /// Which inputs the decision uses.
     public var inputs: EngineInputs
+    /// How a convertible is folded; unknown on a device that tells nothing of a fold.
+    public var fold: PostureState
 
     /// Creates a state.
-    public init(rotation: Rotation? = nil, tilt: Tilt? = nil, flat: Bool = false, inputs: EngineInputs = .accel) {
+    public init(rotation: Rotation? = nil, tilt: Tilt? = nil, flat: Bool = false, inputs: EngineInputs = .accel,
+                fold: PostureState = .unknown) {
         self.rotation = rotation
         self.tilt = tilt
         self.flat = flat
         self.inputs = inputs
+        self.fold = fold
     }
 
     /// The state before any sample: no rotation, no tilt, not flat.

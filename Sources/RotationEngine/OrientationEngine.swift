@@ -27,6 +27,7 @@ public struct OrientationEngine: Sendable {
     private var accel = AccelerometerEstimate()
     private var gyro = FusedEstimate()
     private var decision: Decision
+    private var posture = PostureEstimate()
 
     /// Creates an engine with the given thresholds.
     public init(configuration: EngineConfiguration = .default) {
@@ -39,8 +40,23 @@ public struct OrientationEngine: Sendable {
     /// Feeds one sample; returns the new state when the published state changed, else nil.
     ///
     /// A sample with a NaN, infinite or zero acceleration, or a time that is not finite or runs backwards,
-    /// is ignored and changes nothing.
+    /// is ignored and changes nothing. A convertible's fold (`PostureEstimate`) follows every sample that
+    /// carries one of its readings, beside the rotation.
     public mutating func process(_ sample: Sample) -> DeviceState? {
+        var changed = false
+        if let next = orient(sample) { changed = publish(next) }
+        if sample.readsFold || posture.hasSource {
+            let fold = posture.update(sample)
+            if fold != state.fold {
+                state.fold = fold
+                changed = true
+            }
+        }
+        return changed ? state : nil
+    }
+
+    /// The display's state after `sample`, or nil when the sample decides nothing.
+    private mutating func orient(_ sample: Sample) -> DeviceState? {
         guard let s = gate.admit(sample, configuration) else { return nil }
         begin(s)
         let fused = estimate(s)
@@ -55,7 +71,7 @@ public struct OrientationEngine: Sendable {
         (next.flat, next.tilt) = decision.pose(m, state: state)
         next.rotation = decision.rotation(&m, flat: next.flat, accel: &accel, gyro: &gyro)
         if fused { gyro.askAgain(at: s.time, accel: accel.gravity, ready: m.accelReady) }
-        return publish(next)
+        return next
     }
 
     /// Starts every stage afresh at a restart, or blends the reading into the accelerometer's estimate; hands
@@ -87,15 +103,17 @@ public struct OrientationEngine: Sendable {
         return step.fused
     }
 
-    /// Publishes `next` when it differs from the state published, returning it; before the first decision only
-    /// a flat device has something to say.
-    private mutating func publish(_ next: DeviceState) -> DeviceState? {
-        if !decision.published && next.rotation == nil && !next.flat { return nil }
-        guard next != state else { return nil }
+    /// Publishes the display's part of `next` when it differs from the state published, returning whether it
+    /// did; before the first decision only a flat device has something to say.
+    private mutating func publish(_ next: DeviceState) -> Bool {
+        if !decision.published && next.rotation == nil && !next.flat { return false }
+        var next = next
+        next.fold = state.fold
+        guard next != state else { return false }
         if next.rotation != state.rotation { gyro.noteChange(accel: accel.gravity) }
         state = next
         decision.notePublished()
-        return next
+        return true
     }
 
     /// Whether nothing is pending: the device has been settled for the settle time, is not in motion, no new
@@ -104,7 +122,7 @@ public struct OrientationEngine: Sendable {
     public var isQuiet: Bool {
         guard gate.started, decision.published, decision.candidate == nil, !gyro.reacquiring,
               decision.inputsSeen == state.inputs,
-              learnedGravity.isSettled() else { return false }
+              learnedGravity.isSettled(), posture.isSettled(at: gate.lastTime) else { return false }
         let c = configuration
         let t = gate.lastTime
         let fused = gyro.readRecently(at: t, c)

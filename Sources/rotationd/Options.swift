@@ -40,9 +40,10 @@ struct Options {
       --replay FILE.csv     run the engine over a recorded trace and print the JSON lines it would publish
       --realtime            with --replay: pace samples by their timestamps instead of running flat out
       --no-gyro             ignore gyroscope input, use the accelerometer alone
-      --camera NAME:FACING:MOUNT[:DEVICE]
+      --camera NAME:FACING:MOUNT[:DEVICE[:PANEL]]
                             configure a camera (FACING is front, back or external; MOUNT in degrees
-                            clockwise; DEVICE its node, such as /dev/video0); repeat for each (at most 6,
+                            clockwise; DEVICE its node, such as /dev/video0, or empty; PANEL lid, the
+                            default, or base for a convertible's keyboard panel); repeat for each (at most 6,
                             names unique, at most 32 bytes, without control characters, quotes or
                             backslashes). Live, cameras are also found through udev
                             and followed as they come and go; a configured camera overrides the found one
@@ -200,7 +201,7 @@ struct Options {
         guard parts.count >= 3, !parts[0].isEmpty,
               let facing = CameraFacing(rawValue: String(parts[1])),
               let mount = Int(parts[2]), mount % 90 == 0 else {
-            throw UsageError(description: "--camera \(s): expected NAME:FACING:MOUNT or NAME:FACING:MOUNT:DEVICE, FACING one of front, back, external, MOUNT a multiple of 90, such as front:front:270 or usb:external:0:/dev/video2")
+            throw UsageError(description: "--camera \(s): expected NAME:FACING:MOUNT[:DEVICE[:PANEL]], FACING one of front, back, external, MOUNT a multiple of 90, PANEL lid or base, such as front:front:270, usb:external:0:/dev/video2 or world:front:0::base")
         }
         guard parts[0].utf8.count <= Camera.maxNameBytes else {
             throw UsageError(description: "--camera \(s): the name is \(parts[0].utf8.count) bytes long; use at most \(Camera.maxNameBytes)")
@@ -209,13 +210,28 @@ struct Options {
             throw UsageError(description: "--camera \(s): a name must not hold control characters, quotes or backslashes; use letters, digits and dashes such as usb-left")
         }
         var device: String?
+        var panel = CameraPanel.lid
         if parts.count == 4 {
-            let path = String(parts[3])
-            guard Camera.isValidDevice(path) else {
-                throw UsageError(description: "--camera \(s): DEVICE must be an absolute path of at most \(Camera.maxDeviceBytes) bytes without control characters, quotes or backslashes, such as /dev/video0")
+            // A device path may hold colons itself (/dev/v4l/by-path/...), so the panel is the last field only
+            // when it names one.
+            var path = Substring(parts[3])
+            if let colon = path.lastIndex(of: ":"), let p = CameraPanel(rawValue: String(path[path.index(after: colon)...])) {
+                panel = p
+                path = path[..<colon]
+            } else if let p = CameraPanel(rawValue: String(path)) {
+                panel = p
+                path = ""
+            } else if path.hasSuffix(":") || !path.contains("/") && path.contains(":") {
+                let given = path[path.index(after: path.lastIndex(of: ":")!)...]
+                throw UsageError(description: "--camera \(s): PANEL is \"\(given)\"; use lid (the display's panel, the default) or base (the keyboard's), such as world:front:0::base")
             }
-            device = path
+            if !path.isEmpty {
+                guard Camera.isValidDevice(String(path)) else {
+                    throw UsageError(description: "--camera \(s): DEVICE must be an absolute path of at most \(Camera.maxDeviceBytes) bytes without control characters, quotes or backslashes, such as /dev/video0")
+                }
+                device = String(path)
+            }
         }
-        return Camera(name: String(parts[0]), facing: facing, mount: mount, device: device, source: .config)
+        return Camera(name: String(parts[0]), facing: facing, mount: mount, device: device, source: .config, panel: panel)
     }
 }

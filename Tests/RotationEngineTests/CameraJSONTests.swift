@@ -13,7 +13,7 @@ struct CameraJSONTests {
         let cam = Camera(name: "external", facing: .external, mount: 0, device: "/dev/video2", model: "UVC \"Camera\"",
                          source: .init(facing: .usbPort, mount: .default))
         let text = Camera.jsonArray([cam])
-        #expect(text == #"[{"name":"external","facing":"external","mount":0,"device":"/dev/video2","model":"UVC \"Camera\"","source":{"facing":"usb-port","mount":"default"},"libcamera":null,"bus_path":null,"nodes":[]}]"#)
+        #expect(text == #"[{"name":"external","facing":"external","mount":0,"device":"/dev/video2","model":"UVC \"Camera\"","source":{"facing":"usb-port","mount":"default"},"libcamera":null,"bus_path":null,"nodes":[],"panel":"lid"}]"#)
         let parsed = try JSONParser.parse(text)
         let back = try #require(parsed.arrayValue?.first.flatMap(Camera.init(json:)))
         #expect(back == cam)
@@ -24,7 +24,8 @@ struct CameraJSONTests {
         let old = try #require(Self.decode(#"{"name":"front","facing":"front","mount":90,"capture":0}"#))
         #expect(old.device == nil && old.model == nil && old.source == nil)
         #expect(old.libcamera == nil && old.busPath == nil && old.nodes.isEmpty)
-        #expect(Camera.jsonArray([old]) == #"[{"name":"front","facing":"front","mount":90,"device":null,"model":null,"libcamera":null,"bus_path":null,"nodes":[]}]"#)
+        #expect(Camera.jsonArray([old]) == #"[{"name":"front","facing":"front","mount":90,"device":null,"model":null,"libcamera":null,"bus_path":null,"nodes":[],"panel":"lid"}]"#)
+        #expect(old.panel == .lid)
         let future = try #require(Self.decode(#"{"name":"f","facing":"back","mount":0,"device":null,"model":null,"source":{"facing":"acpi","mount":"sensor"}}"#))
         #expect(future.source == .init(facing: CameraValueSource(rawValue: "acpi"), mount: .sensor))
         #expect(Self.decode(#"{"name":"f","facing":"back","mount":0,"device":7}"#) == nil)
@@ -38,13 +39,38 @@ struct CameraJSONTests {
                          source: .init(facing: .sensor, mount: .sensor), libcamera: #"\_SB_.PCI0.I2C3.CAM1"#,
                          busPath: "pci-0000:00:15.3-platform-i2c_designware.3", nodes: ["/dev/video1", "/dev/video2"])
         let text = Camera.jsonArray([cam])
-        #expect(text.contains(#""libcamera":"\\_SB_.PCI0.I2C3.CAM1","bus_path":"pci-0000:00:15.3-platform-i2c_designware.3","nodes":["/dev/video1","/dev/video2"]}"#), "\(text)")
+        #expect(text.contains(#""libcamera":"\\_SB_.PCI0.I2C3.CAM1","bus_path":"pci-0000:00:15.3-platform-i2c_designware.3","nodes":["/dev/video1","/dev/video2"],"panel":"lid"}"#), "\(text)")
         let back = try #require(try JSONParser.parse(text).arrayValue?.first.flatMap(Camera.init(json:)))
         #expect(back == cam)
         #expect(Self.decode(#"{"name":"f","facing":"back","mount":0,"nodes":"/dev/video0"}"#) == nil)
         #expect(Self.decode(#"{"name":"f","facing":"back","mount":0,"nodes":[3]}"#) == nil)
         #expect(Self.decode(#"{"name":"f","facing":"back","mount":0,"libcamera":1}"#) == nil)
         #expect(Self.decode(#"{"name":"f","facing":"back","mount":0,"nodes":null,"bus_path":null}"#)?.nodes == [])
+    }
+
+    @Test("a camera's panel survives encoding and decoding; one the client does not know is refused")
+    func panelRoundTrip() throws {
+        let cam = Camera(name: "world", facing: .front, mount: 0, panel: .base)
+        let text = Camera.jsonArray([cam])
+        #expect(text.contains(#""nodes":[],"panel":"base"}"#), "\(text)")
+        #expect(try #require(try JSONParser.parse(text).arrayValue?.first.flatMap(Camera.init(json:))) == cam)
+        #expect(Self.decode(#"{"name":"f","facing":"back","mount":0,"panel":"hinge"}"#) == nil)
+    }
+
+    @Test("a state gives each camera its direction, and the posture and hinge; a base camera turns with the base")
+    func directionInState() throws {
+        let cams = [Camera(name: "front", facing: .front, mount: 0), Camera(name: "back", facing: .back, mount: 0),
+                    Camera(name: "world", facing: .front, mount: 0, panel: .base)]
+        var state = DeviceState(rotation: .bottomUp, tilt: .vertical, flat: false, inputs: .accel)
+        state.fold = PostureState(posture: .tent, hinge: 290, heldHinge: 290, baseRotation: .normal)
+        let line = StateEvent(seq: 3, time: 1, state: state, cameras: cams).jsonLine
+        #expect(line.contains(#""posture":"tent","hinge":290,"base_rotation":0,"cameras""#), "\(line)")
+        let objects = try #require(try JSONParser.parse(line)["cameras"]?.arrayValue)
+        #expect(objects.map { $0["direction"]?.stringValue } == ["forward", "backward", "sideways"])
+        // The lid's cameras turn with the display (180), the base's with the base (0).
+        #expect(objects.map { $0["capture"]?.intValue } == [180, 180, 0])
+        let back = try #require(StateEvent(json: try JSONParser.parse(line)))
+        #expect(back.state.fold.posture == .tent && back.state.fold.hinge == 290 && back.state.fold.baseRotation == .normal)
     }
 
     @Test("a state gives each camera the EXIF Orientation of its capture angle, 1, 6, 3 or 8, and null while the rotation is unknown")
@@ -63,7 +89,7 @@ struct CameraJSONTests {
             }
         }
         let unknown = StateEvent(seq: 0, time: .nan, state: .initial, cameras: cams).jsonLine
-        #expect(unknown.contains(#""capture":null,"exif":null}"#), "\(unknown)")
+        #expect(unknown.contains(#""capture":null,"exif":null,"direction":"forward"}"#), "\(unknown)")
     }
 
     @Test("a name is accepted only short and free of characters JSON escapes; a bus path, capture node and libcamera id within their limits")

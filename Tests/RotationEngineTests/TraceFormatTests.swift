@@ -98,4 +98,31 @@ struct TraceFormatTests {
         let text = TraceFormat.header(withGyro: true) + "\n" + line + "\n"
         #expect(try TraceFormat.parse(text) == [s])
     }
+
+    @Test("a convertible's base, hinge and switch columns parse in any order after t,x,y,z, and round-trip")
+    func postureColumns() throws {
+        let samples = try TraceFormat.parse("t,x,y,z,lid_closed,bx,by,bz,hinge,tablet_mode\n0,0,-9.8,0,0,0,0,9.8,110,0\n0.02,0,-9.8,0,,,,,,1\n")
+        #expect(samples.count == 2)
+        #expect(samples[0].base == Vector3(0, 0, 9.8) && samples[0].hinge == 110)
+        #expect(samples[0].lidClosed == false && samples[0].tabletMode == false)
+        #expect(samples[1].base == nil && samples[1].hinge == nil && samples[1].lidClosed == nil)
+        #expect(samples[1].tabletMode == true)
+        var s = Sample(time: 1.5, acceleration: Vector3(0, -9.5, 2), angularVelocity: Vector3(0.5, 0, 0))
+        s.base = Vector3(0.25, -0.5, 9.75)
+        s.hinge = 117.5
+        s.lidClosed = false
+        let columns = TraceColumns(of: s)
+        #expect(columns == [.gyro, .base, .hinge, .lidClosed])
+        let text = TraceFormat.header(columns) + "\n" + TraceFormat.line(for: s, columns: columns) + "\n"
+        #expect(TraceFormat.header(columns) == "t,x,y,z,gx,gy,gz,bx,by,bz,hinge,lid_closed")
+        #expect(try TraceFormat.parse(text) == [s])
+    }
+
+    @Test("a base group named in part or twice, a switch other than 0 or 1, and a partly empty base are refused")
+    func postureColumnsRefused() {
+        #expect(error("t,x,y,z,bx,by\n0,0,-9.8,0,0,0\n")?.line == 1)
+        #expect(error("t,x,y,z,hinge,hinge\n0,0,-9.8,0,1,1\n")?.line == 1)
+        #expect(error("t,x,y,z,tablet_mode\n0,0,-9.8,0,2\n")?.reason.contains("0 or 1") == true)
+        #expect(error("t,x,y,z,bx,by,bz\n0,0,-9.8,0,1,,\n")?.reason.contains("all three empty") == true)
+    }
 }

@@ -150,4 +150,33 @@ struct ReplayCommandTests {
         #expect(!lines.isEmpty)
         #expect(lines.allSatisfy { $0.utf8.count < 4096 })
     }
+
+    @Test("--camera takes a fifth field, the panel, after a device or an empty one; a replay of a convertible publishes its posture and each camera's panel and direction")
+    func cameraPanelAndPosture() throws {
+        let dir = try ScratchDirectory()
+        let path = dir.path("fold.csv")
+        // Two seconds closed, a second's opening, three seconds as a laptop at 110°: the lid reads
+        // Rx(180° − hinge)·(0, 0, g), the base (0, 0, g).
+        var text = "t,x,y,z,bx,by,bz\n"
+        for i in 0..<300 {
+            let t = Double(i) / 50
+            let hinge = t < 2 ? 2 : min(110, 2 + (t - 2) * 108)
+            let a = (180 - hinge) * Double.pi / 180
+            text += String(format: "%.3f,0.01,%.4f,%.4f,0.02,-0.01,9.79\n", t, -9.79 * sin(a), 9.79 * cos(a))
+        }
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        let run = try Self.run(["--replay", path, "--camera", "front:front:0", "--camera", "world:front:0::base",
+                                "--camera", "cam:back:0:/dev/video0:lid"], in: dir, tag: "panel")
+        #expect(run.status == 0, "\(run.err)")
+        let last = try #require(run.out.split(separator: "\n").last.map(String.init))
+        #expect(last.contains(#""posture":"laptop","hinge":1"#), "\(last)")
+        #expect(last.contains(#""name":"world","facing":"front","mount":0,"device":null"#), "\(last)")
+        #expect(last.contains(#""nodes":[],"panel":"base","capture":0,"exif":1,"direction":"sideways"}"#), "\(last)")
+        #expect(last.contains(#""device":"/dev/video0""#) && last.contains(#""panel":"lid","capture":0,"exif":1,"direction":"backward"}"#), "\(last)")
+        #expect(run.out.contains(#""posture":"closed""#))
+        let bad = try Self.run(["--replay", path, "--camera", "world:front:0::hinge"], in: dir, tag: "bad-panel")
+        #expect(bad.status == 2)
+        #expect(bad.err.contains("PANEL is \"hinge\"") && bad.err.contains("base"), "\(bad.err)")
+        #expect(bad.out.isEmpty)
+    }
 }

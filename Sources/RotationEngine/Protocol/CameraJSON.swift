@@ -1,7 +1,8 @@
 extension Camera {
     /// Decodes one camera object: `name`, `facing` and `mount` are required; `device`, `model`, `libcamera`,
-    /// `bus_path` (each a string or null), `nodes` (an array of strings) and `source` may be absent, as they
-    /// are from an older service. Other members, such as `capture` and `exif`, are ignored.
+    /// `bus_path` (each a string or null), `nodes` (an array of strings), `source` and `panel` (`lid`, the
+    /// default, or `base`) may be absent, as they are from an older service. Other members, such as `capture`,
+    /// `exif` and `direction`, are ignored.
     public init?(json: JSONValue) {
         guard let name = json["name"]?.stringValue,
               let f = json["facing"]?.stringValue, let facing = CameraFacing(rawValue: f),
@@ -25,13 +26,18 @@ extension Camera {
             guard let f = s["facing"]?.stringValue, let m = s["mount"]?.stringValue else { return nil }
             source = Sources(facing: CameraValueSource(rawValue: f), mount: CameraValueSource(rawValue: m))
         }
+        var panel = CameraPanel.lid
+        if let p = json["panel"], !p.isNull {
+            guard let name = p.stringValue, let value = CameraPanel(rawValue: name) else { return nil }
+            panel = value
+        }
         self.init(name: name, facing: facing, mount: mount, device: device, model: model, source: source,
-                  libcamera: libcamera, busPath: busPath, nodes: nodes)
+                  libcamera: libcamera, busPath: busPath, nodes: nodes, panel: panel)
     }
 
     /// Encodes cameras as a JSON array of objects with `name`, `facing`, `mount`, `device`, `model`, `source`
-    /// (left out when unknown), `libcamera`, `bus_path` and `nodes`; `extra` may add members to each object
-    /// after those.
+    /// (left out when unknown), `libcamera`, `bus_path`, `nodes` and `panel`; `extra` may add members to each
+    /// object after those.
     public static func jsonArray(_ cameras: [Camera], extra: (Camera, inout JSONWriter) -> Void = { _, _ in }) -> String {
         var out = "["
         for (i, cam) in cameras.enumerated() {
@@ -56,6 +62,7 @@ extension Camera {
                 JSONWriter.appendString(node, to: &nodes)
             }
             w.addRaw("nodes", nodes + "]")
+            w.add("panel", cam.panel.rawValue)
             extra(cam, &w)
             out += w.object
         }

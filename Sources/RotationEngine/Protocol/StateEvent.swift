@@ -66,8 +66,22 @@ public struct StateEvent: Sendable, Hashable {
             guard let cam = Camera(json: c) else { return nil }
             cameras.append(cam)
         }
+        var fold = PostureState.unknown
+        if let p = json["posture"], !p.isNull {
+            guard let name = p.stringValue, let posture = Posture(rawValue: name) else { return nil }
+            fold.posture = posture
+        }
+        if let h = json["hinge"], !h.isNull {
+            guard let degrees = h.intValue, (0...360).contains(degrees) else { return nil }
+            fold.hinge = degrees
+            fold.heldHinge = degrees
+        }
+        if let r = json["base_rotation"], !r.isNull {
+            guard let d = r.intValue, let value = Rotation(degrees: d), value.degrees == d else { return nil }
+            fold.baseRotation = value
+        }
         self.init(seq: seq, time: t.numberValue ?? .nan,
-                  state: DeviceState(rotation: rotation, tilt: tilt, flat: flat, inputs: inputs),
+                  state: DeviceState(rotation: rotation, tilt: tilt, flat: flat, inputs: inputs, fold: fold),
                   cameras: cameras, sensor: sensor, missed: json["missed"]?.intValue ?? 0)
     }
 
@@ -83,17 +97,23 @@ public struct StateEvent: Sendable, Hashable {
         w.add("flat", state.flat)
         w.add("inputs", state.inputs.rawValue)
         w.add("sensor", sensor.rawValue)
-        w.addRaw("cameras", StateEvent.camerasJSON(cameras, rotation: state.rotation))
+        w.add("posture", state.fold.posture?.rawValue)
+        w.add("hinge", state.fold.hinge)
+        if let base = state.fold.baseRotation { w.add("base_rotation", base.degrees) }
+        w.addRaw("cameras", StateEvent.camerasJSON(cameras, state: state))
         if missed > 0 { w.add("missed", missed) }
         return w.object
     }
 
     /// The cameras as a JSON array, each with its capture angle and the EXIF Orientation for it (both `null`
-    /// while the rotation is unknown).
-    public static func camerasJSON(_ cameras: [Camera], rotation: Rotation?) -> String {
+    /// while the rotation that turns it is unknown) and its direction relative to the person at the display
+    /// (`null` where the fold does not tell it).
+    public static func camerasJSON(_ cameras: [Camera], state: DeviceState) -> String {
         Camera.jsonArray(cameras) { cam, w in
+            let rotation = state.fold.rotation(of: cam, display: state.rotation)
             w.add("capture", rotation.map { cam.captureAngle(for: $0) })
             w.add("exif", rotation.map { cam.exifOrientation(for: $0) })
+            w.add("direction", state.fold.direction(of: cam)?.rawValue)
         }
     }
 }
