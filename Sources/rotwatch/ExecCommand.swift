@@ -50,14 +50,27 @@ enum DisplayNames {
     }
 
     /// The variables the command sees, in this order.
-    static func environment(_ r: Rotation) -> [(String, String)] {
-        [("ROTATIOND_ROTATION", "\(r.degrees)"), ("ROTATIOND_ORIENTATION", r.name), ("ROTATIOND_TRANSFORM", transform(r)),
-         ("ROTATIOND_SWAY_TRANSFORM", swayTransform(r)), ("ROTATIOND_XRANDR", xrandr(r))]
+    static func environment(_ v: Viewed) -> [(String, String)] {
+        let r = v.rotation
+        return [("ROTATIOND_ROTATION", "\(r.degrees)"), ("ROTATIOND_ORIENTATION", r.name), ("ROTATIOND_TRANSFORM", transform(r)),
+                ("ROTATIOND_SWAY_TRANSFORM", swayTransform(r)), ("ROTATIOND_XRANDR", xrandr(r)),
+                ("ROTATIOND_POSTURE", v.posture?.rawValue ?? "unknown")]
     }
 }
 
-/// Runs the `--exec` command through `/bin/sh -c` for the current rotation and then for each change of it, one
-/// run at a time.
+/// What a run of the command is for: the rotation, and a convertible's posture (nil where nothing tells it).
+struct Viewed: Equatable {
+    var rotation: Rotation
+    var posture: Posture?
+
+    /// How a run for this is named in a message.
+    var name: String {
+        "\(rotation.name) (\(rotation.degrees)°)" + (posture.map { ", \($0.rawValue)" } ?? "")
+    }
+}
+
+/// Runs the `--exec` command through `/bin/sh -c` for the current rotation and posture and then for each change
+/// of either, one run at a time.
 ///
 /// A change that comes while the command runs waits; a later one replaces it, so that only the latest runs
 /// next, and not at all when it is the rotation the finished run was for. Used from one task only: the
@@ -68,10 +81,10 @@ final class CommandRunner {
     /// Called on a thread of its own when a run ends, with its process id and its wait status.
     let exited: @Sendable (pid_t, Int32) -> Void
 
-    private var running: (pid: pid_t, rotation: Rotation)?
-    private var pending: Rotation?
-    private var lastSeen: Rotation?
-    private var lastRun: Rotation?
+    private var running: (pid: pid_t, viewed: Viewed)?
+    private var pending: Viewed?
+    private var lastSeen: Viewed?
+    private var lastRun: Viewed?
 
     /// Creates a runner for `command`; nothing runs before the first rotation.
     init(command: String, exited: @escaping @Sendable (pid_t, Int32) -> Void) {
@@ -79,12 +92,14 @@ final class CommandRunner {
         self.exited = exited
     }
 
-    /// Takes the rotation of a state: a new one runs the command now, or next when it is running. An unknown
-    /// rotation (undecided, or the service idle) and the same rotation again are ignored.
-    func rotationSeen(_ rotation: Rotation?) {
-        guard let rotation, rotation != lastSeen else { return }
-        lastSeen = rotation
-        if running == nil { start(rotation) } else { pending = rotation }
+    /// Takes the rotation and posture of a state: a new pair runs the command now, or next when it is running.
+    /// An unknown rotation (undecided, or the service idle) and the same pair again are ignored.
+    func seen(_ rotation: Rotation?, posture: Posture?) {
+        guard let rotation else { return }
+        let viewed = Viewed(rotation: rotation, posture: posture)
+        guard viewed != lastSeen else { return }
+        lastSeen = viewed
+        if running == nil { start(viewed) } else { pending = viewed }
     }
 
     /// Takes the end of a run: reports a failure on standard error, then starts the pending rotation, if any.
@@ -92,7 +107,7 @@ final class CommandRunner {
         guard let run = running, run.pid == pid else { return }
         running = nil
         if let failure = Self.failure(status) {
-            say("rotwatch: the command for \(run.rotation.name) (\(run.rotation.degrees)°) \(failure); "
+            say("rotwatch: the command for \(run.viewed.name) \(failure); "
                 + "rotwatch goes on (to see why, run it by hand with the ROTATIOND_ variables rotwatch --help lists). Command: \(command)", to: 2)
         }
         if let next = pending {
@@ -112,11 +127,11 @@ final class CommandRunner {
         return "was killed by signal \(signal) (\(name))"
     }
 
-    private func start(_ rotation: Rotation) {
-        lastRun = rotation
-        switch spawn(rotation) {
+    private func start(_ viewed: Viewed) {
+        lastRun = viewed
+        switch spawn(viewed) {
         case .success(let pid):
-            running = (pid, rotation)
+            running = (pid, viewed)
             let exited = self.exited
             startThread {
                 var status: Int32 = 0
@@ -124,7 +139,7 @@ final class CommandRunner {
                 exited(pid, status)
             }
         case .failure(let error):
-            say("rotwatch: could not start /bin/sh for the command for \(rotation.name): \(error.message); "
+            say("rotwatch: could not start /bin/sh for the command for \(viewed.name): \(error.message); "
                 + "check that /bin/sh exists and that rotwatch may start processes", to: 2)
         }
     }
@@ -138,8 +153,8 @@ final class CommandRunner {
     /// Starts `/bin/sh -c COMMAND` with the rotation's variables added to rotwatch's environment, standard input
     /// from /dev/null, standard output and error shared with rotwatch, and SIGPIPE back to its default
     /// (rotwatch ignores it, and an ignored signal stays ignored across exec).
-    private func spawn(_ rotation: Rotation) -> Result<pid_t, SpawnError> {
-        let added = DisplayNames.environment(rotation)
+    private func spawn(_ viewed: Viewed) -> Result<pid_t, SpawnError> {
+        let added = DisplayNames.environment(viewed)
         var env: [String] = []
         var p = environ
         while let entry = p.pointee {

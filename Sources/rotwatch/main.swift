@@ -9,17 +9,21 @@ usage: rotwatch [--json] [--once] [--socket PATH] [--version]
 Shows what rotationd publishes, like monitor-sensor: a header line naming the service, the sensor and
 the cameras (with each one's device node, libcamera id, udev bus path and capture nodes, when known),
 then one line per change with the time (monotonic seconds,
-also for a served replay), the orientation and rotation, each camera's capture angle and the tilt.
+also for a served replay), the orientation and rotation, each camera's capture angle and the tilt;
+on a convertible also each camera's direction (forward, backward, sideways, covered), the posture and
+the hinge angle.
 When a camera is plugged in or out, a "cameras:" line shows the new list before the state line.
 
   --exec COMMAND  run COMMAND through /bin/sh for the current rotation, then on each change of the
-                  rotation (not of the tilt or the cameras; never while it is unknown), one run at a time:
+                  rotation or of a convertible's posture (not of the tilt, the hinge or the cameras; never
+                  while the rotation is unknown), one run at a time:
                   a change during a run waits, and only the latest one runs next. Its environment adds
                   ROTATIOND_ROTATION (0, 90, 180, 270), ROTATIOND_ORIENTATION (normal, left-up, bottom-up,
                   right-up), ROTATIOND_TRANSFORM (the wl_output transform that keeps the screen upright:
                   normal, 90, 180, 270, counted counter-clockwise, for wlroots, wlr-randr, niri, Hyprland),
-                  ROTATIOND_SWAY_TRANSFORM (the same in sway's clockwise count) and ROTATIOND_XRANDR
-                  (normal, left, inverted, right). A failing run is reported on standard error and rotwatch
+                  ROTATIOND_SWAY_TRANSFORM (the same in sway's clockwise count), ROTATIOND_XRANDR
+                  (normal, left, inverted, right) and ROTATIOND_POSTURE (closed, laptop, stand, tent, tablet,
+                  or unknown where nothing tells it, as on a plain tablet). A failing run is reported on standard error and rotwatch
                   goes on. rotwatch prints no state lines of its own then. Examples: man rotwatch
   --json          print the service's raw JSON lines instead (protocol: Docs/protocol.md)
   --once          print the current state and exit: 0 on success, 2 when no service is running. When
@@ -125,12 +129,18 @@ func describe(_ e: StateEvent) -> String {
     } else {
         line += "unknown         "
     }
+    let fold = e.state.fold
     for cam in e.cameras {
-        let angle = e.state.rotation.map { "\(cam.captureAngle(for: $0))°" } ?? "-"
+        let angle = fold.rotation(of: cam, display: e.state.rotation).map { "\(cam.captureAngle(for: $0))°" } ?? "-"
         line += "  \(cam.name) \(angle)" + String(repeating: " ", count: max(0, 4 - angle.count))
+        // On a convertible, where each camera looks as the fold puts it.
+        if fold.posture != nil, let d = fold.direction(of: cam) { line += " \(d.rawValue)" }
     }
     line += "  tilt \(e.state.tilt?.name ?? "unknown")"
     if e.state.flat { line += " (flat)" }
+    if let posture = fold.posture {
+        line += "  " + paint(posture.rawValue, "1;33") + " " + (fold.hinge.map { "\($0)°" } ?? "hinge unknown")
+    }
     switch e.sensor {
     case .ok: break
     case .idle: line += "  " + paint("sensor idle (not sampling until a client subscribes; starting)", "2")
@@ -176,7 +186,7 @@ if let command = args.exec {
         case .exited(let pid, let status):
             runner.runEnded(pid: pid, status: status)
         case .service(.message(.state(let e), _)):
-            runner.rotationSeen(e.state.rotation)
+            runner.seen(e.state.rotation, posture: e.state.fold.posture)
         case .service(.message(.error(let e), _)):
             say("rotwatch: service error: \(e)", to: 2)
         case .service(.disconnected(let reason, _)):

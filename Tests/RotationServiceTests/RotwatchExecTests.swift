@@ -23,13 +23,40 @@ struct RotwatchExecTests {
 
     /// A state line with the given rotation, tilt, flatness and camera list.
     static func state(seq: Int, rotation: Int?, tilt: String? = "vertical", flat: Bool = false, sensor: String = "ok",
-                      cameras: String = "") -> String {
+                      cameras: String = "", posture: String? = nil, hinge: Int? = nil) -> String {
         let names = [0: "normal", 90: "left-up", 180: "bottom-up", 270: "right-up"]
         let r = rotation.map(String.init) ?? "null", o = rotation.flatMap { names[$0] }.map { "\"\($0)\"" } ?? "null"
         let t = tilt.map { "\"\($0)\"" } ?? "null"
         return #"{"type":"state","seq":"# + "\(seq)" + #","t":"# + "\(Double(seq) / 10)" + #","rotation":"# + r
             + #","orientation":"# + o + #","tilt":"# + t + #","flat":"# + "\(flat)" + #","inputs":"accel","sensor":""#
-            + sensor + #"","cameras":["# + cameras + "]}"
+            + sensor + #"","posture":"# + (posture.map { "\"\($0)\"" } ?? "null") + #","hinge":"#
+            + (hinge.map(String.init) ?? "null") + #","cameras":["# + cameras + "]}"
+    }
+
+    @Test("a change of a convertible's posture runs the command with ROTATIOND_POSTURE; the hinge alone does not")
+    func postureChangesRun() throws {
+        let dir = try ScratchDirectory()
+        let socket = dir.path("s.sock")
+        let states = [
+            Self.state(seq: 1, rotation: 0),
+            Self.state(seq: 2, rotation: 0, posture: "laptop", hinge: 110),
+            Self.state(seq: 3, rotation: 0, posture: "laptop", hinge: 130),
+            Self.state(seq: 4, rotation: 0, posture: "stand", hinge: 280),
+            Self.state(seq: 5, rotation: 0, posture: "tablet", hinge: 355),
+            Self.state(seq: 6, rotation: 90, posture: "tablet", hinge: 355),
+            Self.state(seq: 7, rotation: 90, posture: "tablet", hinge: nil),
+        ]
+        let service = try Self.service(states, pause: 0.3, socket: socket, in: dir)
+        let log = dir.path("runs")
+        let command = #"echo "$ROTATIOND_ROTATION $ROTATIOND_POSTURE" >> "# + log
+        let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket, "--exec", command], in: dir, tag: "exec")
+        let expected = ["0 unknown", "0 laptop", "0 stand", "0 tablet", "90 tablet"]
+        #expect(watch.waitUntil(timeout: 15) { Self.lines(log).count >= expected.count }, "\(Self.lines(log))")
+        // Time for a wrong run (the hinge-only changes) to show.
+        usleep(800_000)
+        #expect(Self.lines(log) == expected)
+        watch.stop()
+        service.stop()
     }
 
     /// A scripted service sending the hello and then `states`, `pause` seconds apart.
