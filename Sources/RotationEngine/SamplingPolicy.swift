@@ -9,6 +9,8 @@
 ///   pace drops to slow and the still pose is kept.
 /// - At the slow pace, each reading is compared with the still pose: the first that departs from it by more
 ///   than the band, in direction or magnitude, brings the full rate back at once.
+/// - A convertible's base part, where the samples carry one, counts too: a base reading more than the widest
+///   band from its own still pose brings the full rate back.
 /// - The band is `noiseFactor` times the noise learned while the engine sees no motion (the mean relative
 ///   distance of a reading from the still pose), and never less than `minimumDeparture`, so a part's own
 ///   noise, or a hand's tremor, does not keep the rate up.
@@ -55,6 +57,8 @@ public struct SamplingPolicy: Sendable {
     public var noise: Double { meanSquare.squareRoot() }
     private var meanSquare: Double
     private var pose: Vector3?
+    /// A convertible's base part's still pose: a fold of the base alone also brings the full rate back.
+    private var basePose: Vector3?
     private var lastTime = -Double.infinity
     private var quietSince: Double?
     private var engineQuietSince: Double?
@@ -78,6 +82,7 @@ public struct SamplingPolicy: Sendable {
     public mutating func reset() {
         pace = .full
         pose = nil
+        basePose = nil
         quietSince = nil
         engineQuietSince = nil
         lastTime = -.infinity
@@ -101,7 +106,7 @@ public struct SamplingPolicy: Sendable {
         }
         let scale = p.length
         let departure = scale > 0 ? (a - p).length / scale : .infinity
-        let still = departure <= band
+        let still = departure <= band && baseStill(sample.base, dt: dt)
         switch pace {
         case .slow:
             if still && engineQuiet {
@@ -142,6 +147,19 @@ public struct SamplingPolicy: Sendable {
             }
         }
         return pace
+    }
+
+    /// Whether a base reading stays within the widest band of the base's still pose (always, without one),
+    /// following it.
+    private mutating func baseStill(_ b: Vector3?, dt: Double) -> Bool {
+        guard let b, b.isUsable else { return true }
+        guard let p = basePose, p.length > 0 else {
+            basePose = b
+            return true
+        }
+        let still = (b - p).length / p.length <= configuration.maximumDeparture
+        basePose = still ? p + (b - p) * (dt / (configuration.poseTime + dt)) : b
+        return still
     }
 
     /// Learns from one departure, clipped to twice the largest band, so one jolt that the engine does not

@@ -72,6 +72,8 @@ final class CapturedPart {
     let gyroChannels: [OpaquePointer]
     let accelPaths: [String]
     let gyroPaths: [String]
+    /// A convertible's base accelerometer, read beside each sample for the posture; nil without one.
+    let base: BasePanel?
     /// Every attribute written, put back when the capture ends.
     let settings: PartSettings
     /// The time of the last sample delivered.
@@ -92,8 +94,9 @@ final class CapturedPart {
     var interruptUnheard = false
 
     init(source: SensorSource, context: IIOContext, device: OpaquePointer, accelerometer: SensorDescription,
-         gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?, settings: PartSettings) {
+         gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?, base: BasePanel?, settings: PartSettings) {
         self.source = source
+        self.base = base
         self.ctx = context
         self.dev = device
         self.accel = accelerometer
@@ -244,6 +247,7 @@ final class CapturedPart {
             let read = MonotonicClock.now()
             var sample = Sample(time: max(read, lastTime), acceleration: accel.calibration.apply(raw: raw))
             sample.angularVelocity = rate(sample.acceleration)
+            sample.base = base?.reading(at: read)
             rawTiming = .polled(due: due ?? began, woke: began, read: MonotonicClock.now())
             return .sample(sample)
         }
@@ -267,6 +271,8 @@ final class CapturedPart {
             lastRaw = raw
             var sample = Sample(time: nextTime(times[i]), acceleration: calibration.apply(raw: raw))
             if let imu, v.count >= 6 { sample.angularVelocity = imu.calibration.apply(raw: Vector3(v[3], v[4], v[5])) }
+            // The base once a batch, with its last scan.
+            if i == times.count - 1 { sample.base = base?.reading(at: read) }
             timing.measured = sample.time
             body(sample, timing)
         }

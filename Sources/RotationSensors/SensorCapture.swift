@@ -42,10 +42,10 @@ final class SensorCapture {
     private let events: EventWatch
 
     init(source: SensorSource, context: IIOContext, device: OpaquePointer, accelerometer: SensorDescription,
-         gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?) {
+         gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?, base: BasePanel?) {
         let settings = PartSettings(journal: SettingsJournal.directory.map { SettingsJournal(directory: $0) })
         part = CapturedPart(source: source, context: context, device: device, accelerometer: accelerometer,
-                            gyroscope: gyroscope, gyroscopeDevice: gyroscopeDevice, settings: settings)
+                            gyroscope: gyroscope, gyroscopeDevice: gyroscopeDevice, base: base, settings: settings)
         events = EventWatch(part: part)
     }
 

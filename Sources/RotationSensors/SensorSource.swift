@@ -392,7 +392,11 @@ public final class SensorSource: @unchecked Sendable {
         let plan = accel.plan
         var message = "using \(accel.id) (\(accel.name)) as the display accelerometer, \(plan.mode.rawValue)"
         if let gyro { message += ", gyroscope \(gyro.id) (\(gyro.name))" }
-        if let base = inventory.base { message += "; base accelerometer \(base.id) is not used" }
+        let base = inventory.base.flatMap { b in ctx.device(id: b.id).flatMap { BasePanel(b, device: $0) } }
+        if let b = inventory.base {
+            message += base == nil ? "; base accelerometer \(b.id) has no raw x, y and z and is not used"
+                : "; base accelerometer \(b.id) read for the posture (in_accel_*_raw, ten times a second)"
+        }
         message += "; " + (plan.neighbour.map { "beside \($0)" } ?? "no other reader found") + ": \(plan.reason)"
         if !retrying { SensorLog.limited(.info, key: "using", interval: 5, message) }
         control.withLock {
@@ -402,7 +406,7 @@ public final class SensorSource: @unchecked Sendable {
         // Each capture starts at the full rate, until the sampling policy has seen the device still.
         readIntervalBits.store(0, ordering: .relaxed)
         let capture = SensorCapture(source: self, context: ctx, device: dev, accelerometer: accel,
-                                    gyroscope: gyro, gyroscopeDevice: gyro.flatMap { ctx.device(id: $0.id) })
+                                    gyroscope: gyro, gyroscopeDevice: gyro.flatMap { ctx.device(id: $0.id) }, base: base)
         return capture.run()
     }
 }

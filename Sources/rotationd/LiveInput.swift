@@ -253,7 +253,8 @@ final class LiveInput: InputFeed, @unchecked Sendable {
             var role: String
             if s.kind == .accelerometer {
                 role = s.id == inventory.display?.id ? "display accelerometer, fed to the engine"
-                    : (s.location == .base ? "base accelerometer, not used" : "second display accelerometer, not used")
+                    : (s.location == .base ? (s.id == inventory.base?.id ? "base accelerometer, read for the posture" : "second base accelerometer, not used")
+                       : "second display accelerometer, not used")
             } else {
                 role = s.id == inventory.gyroscope?.id && !options.noGyro ? "gyroscope, fused with the display accelerometer"
                     : "gyroscope, not used"
@@ -266,7 +267,17 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         for r in inventory.rejected {
             text += "\(r.id): \(r.kind.rawValue), cannot be used: \(r.error)\n"
         }
+        text += "posture: " + postureSources(inventory) + "\n"
         return text
+    }
+
+    /// The posture's sources found, and the one used: `Docs/posture.md`, "Sources, most trusted first".
+    static func postureSources(_ inventory: SensorInventory) -> String {
+        guard let display = inventory.display, let base = inventory.base else {
+            return "none found (no hinge sensor, no base accelerometer beside a display one): published as null"
+        }
+        return "from the display and base accelerometers together (\(display.id) and \(base.id)), used; no hinge sensor, "
+            + "and the tablet-mode and lid switches are not read"
     }
 
     /// How long `--list` samples the display accelerometer to learn what 1 g reads.

@@ -226,10 +226,42 @@ struct LiveSensorTests {
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270], "\(r.transcript)")
         #expect(r.stderr.contains { $0.contains("using iio:device1 (cros-ec-accel) as the display accelerometer") &&
-            $0.contains("base accelerometer iio:device0 is not used") }, "\(r.transcript)")
-        let list = try await UmockdevRun.run(devices: ["base-display.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+            $0.contains("base accelerometer iio:device0 read for the posture") }, "\(r.transcript)")
+        let list = try await UmockdevRun.run(devices: ["base-display.umockdev"], steps: [["start"], ["wait", "^posture: ", 8]], arguments: ["--list"])
         #expect(list.stdout.contains("  location: base (from udev ACCEL_LOCATION=base)"), "\(list.transcript)")
         #expect(list.stdout.contains("  location: display (from label accel-display)"), "\(list.transcript)")
+        #expect(list.stdout.contains("  role: base accelerometer, read for the posture"), "\(list.transcript)")
+        #expect(list.stdout.contains { $0.hasPrefix("posture: from the display and base accelerometers together (iio:device1 and iio:device0), used") },
+                "\(list.transcript)")
+    }
+
+    @Test("a base and a display accelerometer read live give the posture and hinge: laptop, then folded past flat to a stand, then back into a tablet")
+    func baseAndDisplayPosture() async throws {
+        // The display stays upright, (0, −g, 0). The base's raw counts are in systemd's hwdb frame (the display's
+        // with the lid closed), 512 counts to 1 g: face up it reads (0, 0, −g), a hinge of 90°; turned about the
+        // hinge so the angle is 210°, 280° and 350°, it reads (0, −g·cos(hinge), −g·sin(hinge)).
+        let laptop = #""posture":"laptop","hinge":(8[5-9]|9[0-5]),"#
+        let r = try await UmockdevRun.run(devices: ["base-display.umockdev"], steps: [
+            ["start"],
+            ["wait", Self.normal, 5],
+            ["set", "iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": 0, "in_accel_z_raw": -512]],
+            ["wait", laptop, 5],
+            ["set", "iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": 443, "in_accel_z_raw": 256]],
+            ["wait", #""posture":"stand""#, 5],
+            ["set", "iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": -89, "in_accel_z_raw": 504]],
+            ["wait", #""posture":"stand","hinge":2(7[5-9]|8[0-5]),"#, 5],
+            ["set", "iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": -504, "in_accel_z_raw": 89]],
+            ["wait", #""posture":"tablet","hinge":3[45][0-9],"#, 5],
+        ], arguments: ["--print", "--camera", "front:front:0", "--camera", "world:front:0::base"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        // The display never turned; the fold went laptop, stand, tablet, each once.
+        #expect(r.rotations == [0], "\(r.transcript)")
+        var postures: [String] = []
+        for e in r.events { if let p = e["posture"] as? String, p != postures.last { postures.append(p) } }
+        #expect(postures == ["laptop", "stand", "tablet"], "\(r.transcript)")
+        let last = try #require(r.events.last { $0["posture"] as? String == "tablet" })
+        let cameras = try #require(last["cameras"] as? [[String: Any]])
+        #expect(cameras.map { $0["direction"] as? String } == ["forward", "backward"], "\(r.transcript)")
     }
 
     @Test("each kind of garbage raw value is skipped and logged at most once a second; a zero scale is refused by name")
