@@ -235,22 +235,47 @@ struct LiveSensorTests {
                 "\(list.transcript)")
     }
 
-    @Test("a base and a display accelerometer read live give the posture and hinge: laptop, then folded past flat to a stand, then back into a tablet")
-    func baseAndDisplayPosture() async throws {
+    /// A convertible's layout for the live posture test: its fixture, its display and base parts, the display's
+    /// raw counts upright (through its mount matrix) and the counts of 1 g.
+    struct FoldLayout: Sendable, CustomStringConvertible {
+        var fixture: String
+        var display: String
+        var base: String
+        var upright: [Int]
+        var countsPerG: Double
+        var description: String { fixture }
+    }
+
+    /// The layouts whose display is read at the still pace while still, so that a fold of the base alone is seen.
+    /// (A display watched by its motion event while still, as bmc150-dual's, reads its base only once it moves:
+    /// `Docs/posture.md`, "Where it cannot know".)
+    static let foldLayouts = [
+        FoldLayout(fixture: "base-display.umockdev", display: "iio:device1", base: "iio:device0", upright: [0, -512, 0], countsPerG: 512),
+    ]
+
+    @Test("a base and a display accelerometer read live give the posture and hinge: laptop, then folded past flat to a stand, then back into a tablet",
+          arguments: foldLayouts)
+    func baseAndDisplayPosture(_ layout: FoldLayout) async throws {
         // The display stays upright, (0, −g, 0). The base's raw counts are in systemd's hwdb frame (the display's
-        // with the lid closed), 512 counts to 1 g: face up it reads (0, 0, −g), a hinge of 90°; turned about the
-        // hinge so the angle is 210°, 280° and 350°, it reads (0, −g·cos(hinge), −g·sin(hinge)).
+        // with the lid closed): face up it reads (0, 0, −g), a hinge of 90°; turned about the hinge so the angle
+        // is 210°, 280° and 350°, it reads (0, −g·cos(hinge), −g·sin(hinge)).
+        func base(_ hinge: Double) -> [String: Any] {
+            let g = layout.countsPerG
+            return ["in_accel_x_raw": 0, "in_accel_y_raw": Int((-g * cos(hinge * Double.pi / 180)).rounded()),
+                    "in_accel_z_raw": Int((-g * sin(hinge * Double.pi / 180)).rounded())]
+        }
+        let upright: [String: Any] = ["in_accel_x_raw": layout.upright[0], "in_accel_y_raw": layout.upright[1], "in_accel_z_raw": layout.upright[2]]
         let laptop = #""posture":"laptop","hinge":(8[5-9]|9[0-5]),"#
-        let r = try await UmockdevRun.run(devices: ["base-display.umockdev"], steps: [
+        let r = try await UmockdevRun.run(devices: [layout.fixture], steps: [
+            ["set", layout.display, upright],
+            ["set", layout.base, base(90)],
             ["start"],
-            ["wait", Self.normal, 5],
-            ["set", "iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": 0, "in_accel_z_raw": -512]],
-            ["wait", laptop, 5],
-            ["set", "iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": 443, "in_accel_z_raw": 256]],
+            ["wait", laptop, 8],
+            ["set", layout.base, base(210)],
             ["wait", #""posture":"stand""#, 5],
-            ["set", "iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": -89, "in_accel_z_raw": 504]],
+            ["set", layout.base, base(280)],
             ["wait", #""posture":"stand","hinge":2(7[5-9]|8[0-5]),"#, 5],
-            ["set", "iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": -504, "in_accel_z_raw": 89]],
+            ["set", layout.base, base(350)],
             ["wait", #""posture":"tablet","hinge":3[45][0-9],"#, 5],
         ], arguments: ["--print", "--camera", "front:front:0", "--camera", "world:front:0::base"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")

@@ -12,6 +12,8 @@ struct PanelFilter: Sendable {
     private(set) var rest: Double = 0
     /// Whether the latest reading was steady (its length near `rest`).
     private(set) var steady = false
+    /// Whether the smoothed reading has caught up with the latest one (`PostureLimits.caughtUp`).
+    private(set) var caughtUp = true
     private var lastTime = -Double.infinity
     /// Seconds since steady readings began, or nil while unsteady.
     private var steadySince: Double?
@@ -44,7 +46,9 @@ struct PanelFilter: Sendable {
         if steady {
             if steadySince == nil { steadySince = t }
             rest += (l - rest) * (dt / (PostureLimits.restTime + dt))
-            value = v + (a - v) * (dt / (PostureLimits.smoothingTime + dt))
+            let next = v + (a - v) * (dt / (PostureLimits.smoothingTime + dt))
+            value = next
+            caughtUp = (a - next).length <= PostureLimits.caughtUp * rest
         } else {
             steadySince = nil
         }

@@ -31,9 +31,11 @@ public struct PostureEstimate: Sendable {
     /// Whether the device has told anything of a fold: a base part, a hinge sensor or a switch.
     public var hasSource: Bool { state.posture != nil || hadBase }
 
-    /// Whether more samples of the same pose would change nothing: no base, or both panels read steadily.
+    /// Whether more samples of the same pose would change nothing: no base, or both panels read steadily and
+    /// their smoothed readings have caught up.
     public func isSettled(at t: Double) -> Bool {
-        !hadBase || (lid.steady(for: PostureLimits.settleTime, at: t) && base.steady(for: PostureLimits.settleTime, at: t))
+        !hadBase || (lid.steady(for: PostureLimits.settleTime, at: t) && base.steady(for: PostureLimits.settleTime, at: t)
+                     && lid.caughtUp && base.caughtUp)
     }
 
     /// Takes one sample; returns the state in force after it.

@@ -19,6 +19,9 @@ public enum PostureLimits {
     /// Which side of flat the hinge is on is followed through readings up to this share off 1 g: a fold made
     /// while moving is seen passing flat, though its angles are not published.
     public static let sideDeviation = 0.3
+    /// The smoothed reading has caught up with the readings once within this share of 1 g of the latest (about
+    /// 3°): until then more samples would still move the hinge, and the engine is not quiet.
+    public static let caughtUp = 0.05
     /// Seconds both parts must read steadily again after acceleration before the fold is read from them.
     public static let settleTime = 0.2
     /// A reading after a longer gap starts the smoothing afresh.
