@@ -365,12 +365,8 @@ PUBLIC int rotationd_state(rotationd *r, int64_t when, struct rotationd_state *s
     return 0;
 }
 
-PUBLIC int rotationd_camera_angle(rotationd *r, const char *key, int64_t when, struct rotationd_angle *angle) {
-    if (!r) return -EINVAL;
-    if (!key || !*key || !angle) return fail(r, EINVAL, "rotationd_camera_angle: %s", !angle ? "angle is NULL" : "no camera named");
-    const struct rtd_state *s;
-    int rc = state_at(r, when, &s);
-    if (rc) return rc;
+/* The index of the camera `key` names in the state's list, or -ENODEV with the message listing the cameras. */
+static int find_camera(rotationd *r, const struct rtd_state *s, const char *key) {
     const struct rtd_cameras *list = s->cameras;
     int index;
     size_t key_len = strlen(key);
@@ -397,6 +393,18 @@ PUBLIC int rotationd_camera_angle(rotationd *r, const char *key, int64_t when, s
         return fail(r, ENODEV, "no camera answers to \"%s\"; the cameras are: %s; give one's name, node, libcamera id or bus path",
                     key, list && list->count ? names : "none");
     }
+    return index;
+}
+
+PUBLIC int rotationd_camera_angle(rotationd *r, const char *key, int64_t when, struct rotationd_angle *angle) {
+    if (!r) return -EINVAL;
+    if (!key || !*key || !angle) return fail(r, EINVAL, "rotationd_camera_angle: %s", !angle ? "angle is NULL" : "no camera named");
+    const struct rtd_state *s;
+    int rc = state_at(r, when, &s);
+    if (rc) return rc;
+    int index = find_camera(r, s, key);
+    if (index < 0) return index;
+    const struct rtd_cameras *list = s->cameras;
     if (s->capture[index] < 0 || s->rotation < 0)
         return fail(r, ENODATA, "camera %s has no capture angle then: the rotation was not decided", rtd_string(list, list->camera[index].name));
     int mount = list->camera[index].mount;
@@ -408,6 +416,50 @@ PUBLIC int rotationd_camera_angle(rotationd *r, const char *key, int64_t when, s
     angle->since = s->t;
     angle->seq = s->seq;
     return 0;
+}
+
+PUBLIC int rotationd_fold(rotationd *r, int64_t when, struct rotationd_fold *fold) {
+    if (!r || !fold) return r ? fail(r, EINVAL, "rotationd_fold: fold is NULL") : -EINVAL;
+    const struct rtd_state *s;
+    int rc = state_at(r, when, &s);
+    if (rc) return rc;
+    fold->posture = s->posture;
+    fold->hinge = s->hinge;
+    fold->base_rotation = s->base_rotation;
+    fold->since = s->has_t ? s->t : -1;
+    fold->seq = s->seq;
+    return 0;
+}
+
+PUBLIC int rotationd_camera_direction(rotationd *r, const char *key, int64_t when, int *direction) {
+    if (!r) return -EINVAL;
+    if (!key || !*key || !direction)
+        return fail(r, EINVAL, "rotationd_camera_direction: %s", !direction ? "direction is NULL" : "no camera named");
+    const struct rtd_state *s;
+    int rc = state_at(r, when, &s);
+    if (rc) return rc;
+    int index = find_camera(r, s, key);
+    if (index < 0) return index;
+    *direction = s->direction[index];
+    return 0;
+}
+
+PUBLIC int rotationd_cameras_by_direction(rotationd *r, int direction, int64_t when, const char **names, size_t max_names) {
+    if (!r) return -EINVAL;
+    if (!names && max_names) return fail(r, EINVAL, "rotationd_cameras_by_direction: names is NULL");
+    if (direction < ROTATIOND_DIRECTION_UNKNOWN || direction > ROTATIOND_DIRECTION_COVERED)
+        return fail(r, EINVAL, "rotationd_cameras_by_direction: %d is not an enum rotationd_direction value", direction);
+    const struct rtd_state *s;
+    int rc = state_at(r, when, &s);
+    if (rc) return rc;
+    const struct rtd_cameras *list = s->cameras;
+    int count = 0;
+    for (unsigned i = 0; list && i < list->count; i++) {
+        if (s->direction[i] != direction) continue;
+        if ((size_t)count < max_names) names[count] = rtd_string(list, list->camera[i].name);
+        count++;
+    }
+    return count;
 }
 
 PUBLIC int64_t rotationd_monotonic_from_boottime(int64_t boottime_ns) {

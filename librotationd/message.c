@@ -112,7 +112,23 @@ static int optional_string(struct json_object *camera, const char *key, struct b
     return 0;
 }
 
-/* Decodes the "cameras" array of a hello or state into a new list (and, for a state, each capture and exif). */
+/* An optional name member of `object`: a string, null, or absent. Sets *value to 1 + the name's place in `names`
+ * (the enum's order), or to 0 (unknown) for null, absence or a name of a later protocol; false for another type. */
+static bool optional_name(struct json_object *object, const char *key, const char *const *names, size_t count, int *value) {
+    bool present;
+    struct json_object *v = member(object, key, &present);
+    size_t n;
+    const char *s = plain_string(v, &n);
+    *value = 0;
+    if (!present) return true;
+    if (!s) return false;
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(s, names[i]) == 0) *value = (int)i + 1;
+    return true;
+}
+
+/* Decodes the "cameras" array of a hello or state into a new list (and, for a state, each capture, exif and
+ * direction). */
 static int decode_cameras(struct json_object *root, bool with_angles, struct rtd_state *state, char *why, size_t why_len) {
     bool present;
     struct json_object *array = member(root, "cameras", &present);
@@ -156,6 +172,13 @@ static int decode_cameras(struct json_object *root, bool with_angles, struct rtd
             (rc = optional_string(c, "libcamera", b, &cam->libcamera, why, why_len)) ||
             (rc = optional_string(c, "bus_path", b, &cam->bus_path, why, why_len)))
             break;
+        const char *panel = plain_string(member(c, "panel", &present), &n);
+        if (present && !panel) {
+            rc = refuse(why, why_len, "camera %zu: \"panel\" is not a name or null", i);
+            break;
+        }
+        /* A service older than "panel" has every camera on the lid. */
+        cam->panel = !panel || strcmp(panel, "lid") == 0 ? RTD_PANEL_LID : strcmp(panel, "base") == 0 ? RTD_PANEL_BASE : RTD_PANEL_OTHER;
         struct json_object *nodes = member(c, "nodes", &present);
         cam->nodes = RTD_NONE;
         if (present) {
@@ -204,6 +227,14 @@ static int decode_cameras(struct json_object *root, bool with_angles, struct rtd
             }
             state->capture[i] = (int16_t)capture;
             state->exif[i] = (int16_t)exif;
+            /* In the order of enum rotationd_direction. */
+            static const char *const directions[] = {"forward", "backward", "sideways", "covered"};
+            int direction;
+            if (!optional_name(c, "direction", directions, sizeof directions / sizeof directions[0], &direction)) {
+                rc = refuse(why, why_len, "camera %zu: \"direction\" is not a name or null", i);
+                break;
+            }
+            state->direction[i] = (int8_t)direction;
         }
     }
     if (rc == 0) {
@@ -279,6 +310,22 @@ static int decode_state(struct json_object *root, struct rtd_state *state, char 
     }
     size_t n;
     state->sensor = sensor_status(plain_string(member(root, "sensor", NULL), &n));
+    /* In the order of enum rotationd_posture. */
+    static const char *const postures[] = {"closed", "laptop", "stand", "tent", "tablet"};
+    if (!optional_name(root, "posture", postures, sizeof postures / sizeof postures[0], &state->posture))
+        return refuse(why, why_len, "\"posture\" is not a name or null");
+    struct json_object *hinge = member(root, "hinge", &present);
+    state->hinge = -1;
+    if (present) {
+        if (!integer(hinge, &v) || v < 0 || v > 360) return refuse(why, why_len, "\"hinge\" is not 0 to 360 degrees or null");
+        state->hinge = (int)v;
+    }
+    struct json_object *base = member(root, "base_rotation", &present);
+    state->base_rotation = -1;
+    if (present) {
+        if (!integer(base, &v) || !quarter(v)) return refuse(why, why_len, "\"base_rotation\" is not 0, 90, 180 or 270");
+        state->base_rotation = (int)v;
+    }
     for (int i = 0; i < RTD_MAX_CAMERAS; i++) state->capture[i] = state->exif[i] = -1;
     return decode_cameras(root, true, state, why, why_len);
 }

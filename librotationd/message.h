@@ -13,12 +13,18 @@
 /* A string member that is null or absent. */
 #define RTD_NONE UINT16_MAX
 
+/* The panel a camera sits on: `lid` (also when absent or null, from an older service), `base`, or a name this
+ * library does not know. */
+enum rtd_panel { RTD_PANEL_LID, RTD_PANEL_BASE, RTD_PANEL_OTHER };
+
 /* One camera; each string is an offset into its list's blob, or RTD_NONE. */
 struct rtd_camera {
     uint16_t name, facing, device, libcamera, bus_path;
     /* The capture nodes, `node_count` NUL-terminated strings one after the other from offset `nodes`. */
     uint16_t nodes, node_count;
     int16_t mount;
+    /* An enum rtd_panel value. */
+    uint16_t panel;
 };
 
 /* A camera list, shared by the states that carry the same one; freed with its last reference. */
@@ -47,10 +53,19 @@ struct rtd_state {
     bool flat;
     uint64_t missed;
     enum rtd_sensor sensor;
+    /* An enum rotationd_posture value: ROTATIOND_POSTURE_UNKNOWN for null, absent or a name this library does not know. */
+    int posture;
+    /* 0 to 360, or -1 for null or absent. */
+    int hinge;
+    /* 0, 90, 180, 270, or -1 when absent. */
+    int base_rotation;
     struct rtd_cameras *cameras;
     /* Per camera: capture angle (or -1) and EXIF Orientation (or -1). */
     int16_t capture[RTD_MAX_CAMERAS];
     int16_t exif[RTD_MAX_CAMERAS];
+    /* Per camera: an enum rotationd_direction value, ROTATIOND_DIRECTION_UNKNOWN for null, absent or a name this
+     * library does not know. */
+    int8_t direction[RTD_MAX_CAMERAS];
 };
 
 enum rtd_kind { RTD_MESSAGE_OTHER, RTD_MESSAGE_HELLO, RTD_MESSAGE_STATE };

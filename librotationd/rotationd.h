@@ -23,6 +23,7 @@
 #ifndef ROTATIOND_H
 #define ROTATIOND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -84,6 +85,53 @@ struct rotationd_state {
     uint64_t seq;
 };
 
+/** How a convertible is folded, from the service's `posture` (Docs/posture.md). */
+enum rotationd_posture {
+    /** Not known: nothing tells it (a plain tablet, or a service older than postures), or a posture of a later protocol. */
+    ROTATIOND_POSTURE_UNKNOWN = 0,
+    /** Closed: the hinge at most 20 degrees, the keyboard covered. */
+    ROTATIOND_POSTURE_CLOSED,
+    /** Opened as a laptop, up to about 200 degrees: the keyboard can be used. */
+    ROTATIOND_POSTURE_LAPTOP,
+    /** Folded past flat, the base face down as a foot, the display upright. */
+    ROTATIOND_POSTURE_STAND,
+    /** Folded past flat and stood on both edges, the display upside down. */
+    ROTATIOND_POSTURE_TENT,
+    /** Folded back (320 degrees and more), or a detachable without its base. */
+    ROTATIOND_POSTURE_TABLET,
+};
+
+/** How a convertible is folded in one state of the service. */
+struct rotationd_fold {
+    /** The posture, an enum rotationd_posture value. */
+    int posture;
+    /** The angle between the panels in whole degrees (0 closed, 180 opened flat, 360 folded back), or -1 while it is
+     *  not known (no hinge source, the hinge pointing at the ground, the base detached, or an older service). */
+    int hinge;
+    /** The base panel's own rotation, 0, 90, 180 or 270 degrees clockwise, which turns the frames of the cameras on
+     *  it; -1 until the base has stood up from flat. */
+    int base_rotation;
+    /** When the state began to hold, as in struct rotationd_state: nanoseconds on CLOCK_MONOTONIC, or -1. */
+    int64_t since;
+    /** The state's sequence number in the service's run. */
+    uint64_t seq;
+};
+
+/** Which way a camera looks relative to a person facing the display, from the service's `direction`. */
+enum rotationd_direction {
+    /** Not known: an external camera, a base camera while the hinge is unknown, a service older than directions, or
+     *  a direction of a later protocol. */
+    ROTATIOND_DIRECTION_UNKNOWN = 0,
+    /** Within 45 degrees of the display's own direction: it sees the person at the display. */
+    ROTATIOND_DIRECTION_FORWARD,
+    /** Within 45 degrees of the opposite: it sees what that person sees. */
+    ROTATIOND_DIRECTION_BACKWARD,
+    /** Between the two. */
+    ROTATIOND_DIRECTION_SIDEWAYS,
+    /** An inner face of a closed device. */
+    ROTATIOND_DIRECTION_COVERED,
+};
+
 /** Opens a subscription to the service at `socket_path`, or, when it is NULL or empty, where the other clients
  *  look: $ROTATIOND_SOCKET, else $XDG_RUNTIME_DIR/rotationd.sock when it exists (not for root), else
  *  /run/rotationd/rotationd.sock.
@@ -136,6 +184,26 @@ int rotationd_state(rotationd *client, int64_t monotonic_ns, struct rotationd_st
  *  *angle, or -ENODEV (no camera answers to `camera` then), -ENODATA, -ENOTCONN (as rotationd_rotation()),
  *  -EINVAL. */
 int rotationd_camera_angle(rotationd *client, const char *camera, int64_t monotonic_ns, struct rotationd_angle *angle);
+
+/** How the device is folded in the state in force at `monotonic_ns` (or now with ROTATIOND_NOW): its posture, hinge
+ *  angle and base rotation. A device with no posture (a plain tablet) is no error: fold->posture is then
+ *  ROTATIOND_POSTURE_UNKNOWN and fold->hinge -1. Returns 0 and fills *fold, or -ENODATA, -ENOTCONN (as
+ *  rotationd_state()), -EINVAL. */
+int rotationd_fold(rotationd *client, int64_t monotonic_ns, struct rotationd_fold *fold);
+
+/** Which way the camera that `camera` names (any key rotationd_camera_angle() takes) looks in the state in force at
+ *  `monotonic_ns` (or now with ROTATIOND_NOW): an enum rotationd_direction value. A direction not known is no
+ *  error, nor is a rotation not decided. Returns 0 and sets *direction, or -ENODEV, -ENODATA, -ENOTCONN (as
+ *  rotationd_camera_angle()), -EINVAL. */
+int rotationd_camera_direction(rotationd *client, const char *camera, int64_t monotonic_ns, int *direction);
+
+/** The cameras whose direction is `direction` (an enum rotationd_direction value) in the state in force at
+ *  `monotonic_ns` (or now with ROTATIOND_NOW), in the service's order: with ROTATIOND_DIRECTION_FORWARD, the
+ *  cameras facing the person at the display. Stores the first `max_names` of their rotationd names in `names`
+ *  (which may be NULL when max_names is 0) and returns how many there are, 0 or more and possibly more than
+ *  max_names; or -ENODATA, -ENOTCONN (as rotationd_state()), -EINVAL. The names stay valid until the next rotationd_dispatch(),
+ *  rotationd_wait() or rotationd_close() on the handle; each is a key for rotationd_camera_angle(). */
+int rotationd_cameras_by_direction(rotationd *client, int direction, int64_t monotonic_ns, const char **names, size_t max_names);
 
 /** A sentence saying what the last failed call on `client` found and how to fix it; "" before any. It stays
  *  valid until the next call on the handle. */

@@ -225,6 +225,12 @@ static void test_parser_refuses(void) {
         "{\"type\":\"state\",\"seq\":1,\"cameras\":[{\"name\":\"a\\u0000b\",\"mount\":0}]}",
         "{\"type\":\"state\",\"seq\":1,\"x\":[[[[[[[[[[[[1]]]]]]]]]]]]}",
         "{\"type\":\"st\xff\xfe\",\"seq\":1}",
+        "{\"type\":\"state\",\"seq\":1,\"posture\":7}", "{\"type\":\"state\",\"seq\":1,\"posture\":[\"tent\"]}",
+        "{\"type\":\"state\",\"seq\":1,\"hinge\":\"x\"}", "{\"type\":\"state\",\"seq\":1,\"hinge\":290.5}",
+        "{\"type\":\"state\",\"seq\":1,\"hinge\":-5}", "{\"type\":\"state\",\"seq\":1,\"hinge\":361}",
+        "{\"type\":\"state\",\"seq\":1,\"base_rotation\":45}", "{\"type\":\"state\",\"seq\":1,\"base_rotation\":\"0\"}",
+        "{\"type\":\"state\",\"seq\":1,\"cameras\":[{\"name\":\"a\",\"mount\":0,\"panel\":7}]}",
+        "{\"type\":\"state\",\"seq\":1,\"cameras\":[{\"name\":\"a\",\"mount\":0,\"direction\":true}]}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct rtd_message m;
@@ -250,6 +256,75 @@ static void test_parser_refuses(void) {
     CHECK(rtd_parse_line(heap, strlen(state), &m, why, sizeof why) == 0 && m.state.seq == 12, "a line without a terminating NUL");
     rtd_message_clear(&m);
     free(heap);
+    end();
+}
+
+/* A convertible in a tent: a front camera on the lid, turned with the display, and a world-facing one on the base's
+ * top face, which looks sideways and turns with the base (the example of Docs/protocol.md's state). */
+static const char *TENT =
+    "{\"type\":\"state\",\"seq\":3,\"t\":3,\"rotation\":180,\"orientation\":\"bottom-up\",\"tilt\":\"vertical\",\"flat\":false,"
+    "\"inputs\":\"accel\",\"sensor\":\"ok\",\"posture\":\"tent\",\"hinge\":290,\"base_rotation\":0,\"cameras\":["
+    "{\"name\":\"front\",\"facing\":\"front\",\"mount\":0,\"device\":null,\"model\":null,\"source\":{\"facing\":\"config\","
+    "\"mount\":\"config\"},\"libcamera\":null,\"bus_path\":null,\"nodes\":[],\"panel\":\"lid\",\"capture\":180,\"exif\":3,"
+    "\"direction\":\"forward\"},"
+    "{\"name\":\"world\",\"facing\":\"front\",\"mount\":0,\"device\":\"/dev/video4\",\"model\":null,\"source\":{\"facing\":\"config\","
+    "\"mount\":\"config\"},\"libcamera\":null,\"bus_path\":null,\"nodes\":[],\"panel\":\"base\",\"capture\":0,\"exif\":1,"
+    "\"direction\":\"sideways\"}]}";
+
+/* The same folded back into a tablet and turned to left-up: the base's camera now sees the scene. */
+static const char *TABLET =
+    "{\"type\":\"state\",\"seq\":4,\"t\":5,\"rotation\":90,\"orientation\":\"left-up\",\"tilt\":\"vertical\",\"flat\":false,"
+    "\"inputs\":\"accel\",\"sensor\":\"ok\",\"posture\":\"tablet\",\"hinge\":360,\"base_rotation\":270,\"cameras\":["
+    "{\"name\":\"front\",\"facing\":\"front\",\"mount\":0,\"device\":null,\"nodes\":[],\"panel\":\"lid\",\"capture\":270,"
+    "\"exif\":8,\"direction\":\"forward\"},"
+    "{\"name\":\"world\",\"facing\":\"front\",\"mount\":0,\"device\":\"/dev/video4\",\"nodes\":[],\"panel\":\"base\","
+    "\"capture\":90,\"exif\":6,\"direction\":\"backward\"}]}";
+
+static void test_parser_posture(void) {
+    begin("the parser reads a posture, hinge and base rotation, and each camera's panel and direction; absent, they are unknown and the lid");
+    struct rtd_message m;
+    CHECK(parse(TENT, &m) == 0 && m.kind == RTD_MESSAGE_STATE, "the tent line");
+    CHECK(m.state.posture == ROTATIOND_POSTURE_TENT && m.state.hinge == 290 && m.state.base_rotation == 0, "posture %d hinge %d base %d",
+          m.state.posture, m.state.hinge, m.state.base_rotation);
+    CHECK(m.state.cameras && m.state.cameras->count == 2 && m.state.cameras->camera[0].panel == RTD_PANEL_LID &&
+              m.state.cameras->camera[1].panel == RTD_PANEL_BASE, "panels");
+    CHECK(m.state.direction[0] == ROTATIOND_DIRECTION_FORWARD && m.state.direction[1] == ROTATIOND_DIRECTION_SIDEWAYS, "directions %d %d",
+          m.state.direction[0], m.state.direction[1]);
+    rtd_message_clear(&m);
+    CHECK(parse(TABLET, &m) == 0 && m.state.posture == ROTATIOND_POSTURE_TABLET && m.state.hinge == 360 && m.state.base_rotation == 270 &&
+              m.state.direction[1] == ROTATIOND_DIRECTION_BACKWARD && m.state.capture[1] == 90, "the tablet line");
+    rtd_message_clear(&m);
+    CHECK(parse("{\"type\":\"state\",\"seq\":1,\"t\":2,\"rotation\":0,\"cameras\":[{\"name\":\"e\",\"mount\":0,\"capture\":0}]}", &m) == 0 &&
+              m.state.posture == ROTATIOND_POSTURE_UNKNOWN && m.state.hinge == -1 && m.state.base_rotation == -1 &&
+              m.state.cameras->camera[0].panel == RTD_PANEL_LID && m.state.direction[0] == ROTATIOND_DIRECTION_UNKNOWN,
+          "an older service: no posture, no hinge, every camera on the lid, no direction");
+    rtd_message_clear(&m);
+    CHECK(parse("{\"type\":\"state\",\"seq\":1,\"posture\":null,\"hinge\":null,\"base_rotation\":null,\"cameras\":[{\"name\":\"e\","
+                "\"facing\":\"external\",\"mount\":0,\"panel\":null,\"direction\":null}]}", &m) == 0 &&
+              m.state.posture == ROTATIOND_POSTURE_UNKNOWN && m.state.hinge == -1 && m.state.base_rotation == -1 &&
+              m.state.cameras->camera[0].panel == RTD_PANEL_LID && m.state.direction[0] == ROTATIOND_DIRECTION_UNKNOWN,
+          "a plain tablet and an external camera: null");
+    rtd_message_clear(&m);
+    CHECK(parse("{\"type\":\"state\",\"seq\":1,\"posture\":\"folded\",\"hinge\":0,\"cameras\":[{\"name\":\"e\",\"mount\":0,"
+                "\"panel\":\"hinge\",\"direction\":\"up\"}]}", &m) == 0 &&
+              m.state.posture == ROTATIOND_POSTURE_UNKNOWN && m.state.hinge == 0 && m.state.cameras->camera[0].panel == RTD_PANEL_OTHER &&
+              m.state.direction[0] == ROTATIOND_DIRECTION_UNKNOWN, "names of a later protocol are not known, as a tilt's");
+    rtd_message_clear(&m);
+    static const char *const postures[] = {"closed", "laptop", "stand", "tent", "tablet"};
+    for (int i = 0; i < 5; i++) {
+        char line[120];
+        snprintf(line, sizeof line, "{\"type\":\"state\",\"seq\":1,\"posture\":\"%s\"}", postures[i]);
+        CHECK(parse(line, &m) == 0 && m.state.posture == ROTATIOND_POSTURE_CLOSED + i, "%s: %d", postures[i], m.state.posture);
+        rtd_message_clear(&m);
+    }
+    static const char *const directions[] = {"forward", "backward", "sideways", "covered"};
+    for (int i = 0; i < 4; i++) {
+        char line[160];
+        snprintf(line, sizeof line, "{\"type\":\"state\",\"seq\":1,\"cameras\":[{\"name\":\"e\",\"mount\":0,\"direction\":\"%s\"}]}",
+                 directions[i]);
+        CHECK(parse(line, &m) == 0 && m.state.direction[0] == ROTATIOND_DIRECTION_FORWARD + i, "%s: %d", directions[i], m.state.direction[0]);
+        rtd_message_clear(&m);
+    }
     end();
 }
 
@@ -537,6 +612,73 @@ static void test_missed(void) {
     end();
 }
 
+static void test_posture_and_directions(void) {
+    begin("a convertible's posture, hinge and each camera's direction, now and at a time, and the cameras facing one way, by any camera key");
+    struct service s;
+    service_listen(&s, "posture.sock");
+    rotationd *r;
+    rotationd_open(&r, s.path);
+    struct rotationd_fold f;
+    int direction;
+    const char *names[4] = {NULL, NULL, NULL, NULL};
+    CHECK(rotationd_fold(r, ROTATIOND_NOW, &f) == -ENOTCONN && rotationd_camera_direction(r, "front", ROTATIOND_NOW, &direction) == -ENOTCONN &&
+              rotationd_cameras_by_direction(r, ROTATIOND_DIRECTION_FORWARD, ROTATIOND_NOW, names, 4) == -ENOTCONN, "no service yet");
+    CHECK(service_accept(&s, r, 2), "connected");
+    service_send(&s, "%s", HELLO);
+    service_send(&s, "%s\n%s\n", TENT, TABLET);
+    CHECK(pump(r, 2, 3) == 2, "two states");
+    /* In the tent. */
+    CHECK(rotationd_fold(r, ns(4), &f) == 0 && f.posture == ROTATIOND_POSTURE_TENT && f.hinge == 290 && f.base_rotation == 0 &&
+              f.since == ns(3) && f.seq == 3, "the fold at 4 s: posture %d hinge %d base %d", f.posture, f.hinge, f.base_rotation);
+    CHECK(rotationd_camera_direction(r, "world", ns(4), &direction) == 0 && direction == ROTATIOND_DIRECTION_SIDEWAYS, "world at 4 s: %d",
+          direction);
+    CHECK(rotationd_camera_direction(r, "front", ns(4), &direction) == 0 && direction == ROTATIOND_DIRECTION_FORWARD, "front at 4 s: %d",
+          direction);
+    int n = rotationd_cameras_by_direction(r, ROTATIOND_DIRECTION_FORWARD, ns(4), names, 4);
+    CHECK(n == 1 && strcmp(names[0], "front") == 0 && names[1] == NULL, "facing forward at 4 s: %d", n);
+    /* Folded back into a tablet. */
+    CHECK(rotationd_fold(r, ROTATIOND_NOW, &f) == 0 && f.posture == ROTATIOND_POSTURE_TABLET && f.hinge == 360 && f.base_rotation == 270 &&
+              f.seq == 4, "the fold now: posture %d hinge %d", f.posture, f.hinge);
+    CHECK(rotationd_camera_direction(r, "/dev/video4", ROTATIOND_NOW, &direction) == 0 && direction == ROTATIOND_DIRECTION_BACKWARD,
+          "world by its node now: %d", direction);
+    n = rotationd_cameras_by_direction(r, ROTATIOND_DIRECTION_BACKWARD, ROTATIOND_NOW, names, 4);
+    struct rotationd_angle a;
+    CHECK(n == 1 && strcmp(names[0], "world") == 0, "facing backward now: %d", n);
+    CHECK(n == 1 && rotationd_camera_angle(r, names[0], ROTATIOND_NOW, &a) == 0 && a.capture == 90 && a.exif == 6,
+          "a listed name is a key for its angle, which turns with the base");
+    CHECK(rotationd_cameras_by_direction(r, ROTATIOND_DIRECTION_FORWARD, ROTATIOND_NOW, names, 4) == 1 && strcmp(names[0], "front") == 0,
+          "facing forward now");
+    CHECK(rotationd_cameras_by_direction(r, ROTATIOND_DIRECTION_COVERED, ROTATIOND_NOW, names, 4) == 0 &&
+              rotationd_cameras_by_direction(r, ROTATIOND_DIRECTION_FORWARD, ROTATIOND_NOW, NULL, 0) == 1, "none covered; a count alone");
+    /* A service older than postures: nothing known, every camera on the lid, and no error. */
+    send_state(&s, 5, 7, 0, NULL);
+    CHECK(pump(r, 1, 2) == 1, "an older service's state");
+    CHECK(rotationd_fold(r, ROTATIOND_NOW, &f) == 0 && f.posture == ROTATIOND_POSTURE_UNKNOWN && f.hinge == -1 && f.base_rotation == -1 &&
+              f.since == ns(7), "no posture: %d %d", f.posture, f.hinge);
+    CHECK(rotationd_camera_direction(r, "/dev/video1", ROTATIOND_NOW, &direction) == 0 && direction == ROTATIOND_DIRECTION_UNKNOWN,
+          "no direction: %d", direction);
+    names[1] = NULL;
+    n = rotationd_cameras_by_direction(r, ROTATIOND_DIRECTION_UNKNOWN, ROTATIOND_NOW, names, 1);
+    CHECK(n == 2 && strcmp(names[0], "back") == 0 && names[1] == NULL, "two without a direction, the first stored: %d", n);
+    CHECK(rotationd_cameras_by_direction(r, ROTATIOND_DIRECTION_FORWARD, ROTATIOND_NOW, names, 4) == 0, "none forward");
+    /* What is not known, and bad arguments. */
+    int rc = rotationd_camera_direction(r, "world", ROTATIOND_NOW, &direction);
+    CHECK(rc == -ENODEV && strstr(rotationd_error_message(r), "\"world\""), "a camera gone: %d %s", rc, rotationd_error_message(r));
+    CHECK(rotationd_fold(r, ns(2), &f) == -ENODATA && rotationd_camera_direction(r, "front", ns(2), &direction) == -ENODATA &&
+              rotationd_cameras_by_direction(r, ROTATIOND_DIRECTION_FORWARD, ns(2), names, 4) == -ENODATA, "before the first state");
+    CHECK(rotationd_fold(r, ROTATIOND_NOW, NULL) == -EINVAL && rotationd_camera_direction(r, "front", ROTATIOND_NOW, NULL) == -EINVAL &&
+              rotationd_camera_direction(r, "", ROTATIOND_NOW, &direction) == -EINVAL &&
+              rotationd_cameras_by_direction(r, ROTATIOND_DIRECTION_FORWARD, ROTATIOND_NOW, NULL, 2) == -EINVAL, "bad arguments");
+    rc = rotationd_cameras_by_direction(r, 9, ROTATIOND_NOW, names, 4);
+    CHECK(rc == -EINVAL && strstr(rotationd_error_message(r), "enum rotationd_direction"), "not a direction: %d %s", rc,
+          rotationd_error_message(r));
+    CHECK(rotationd_fold(NULL, 0, &f) == -EINVAL && rotationd_camera_direction(NULL, "x", 0, &direction) == -EINVAL &&
+              rotationd_cameras_by_direction(NULL, 0, 0, names, 4) == -EINVAL, "NULL handles");
+    rotationd_close(r);
+    service_stop(&s);
+    end();
+}
+
 static void test_boottime(void) {
     begin("a CLOCK_BOOTTIME timestamp converts to CLOCK_MONOTONIC by the time spent suspended");
     struct timespec boot;
@@ -560,6 +702,7 @@ int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     test_parser_accepts();
     test_parser_refuses();
+    test_parser_posture();
     test_history();
     test_no_service();
     test_socket_lookup();
@@ -567,6 +710,7 @@ int main(int argc, char **argv) {
     test_restart();
     test_garbage();
     test_missed();
+    test_posture_and_directions();
     test_boottime();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -5,6 +5,7 @@
  *     clang -fsanitize=fuzzer,address,undefined -Ilibrotationd fuzz-parse.c ../message.c -ljson-c -lm
  *     ./fuzz-parse CORPUS_DIR      (seeds in librotationd/fuzz/corpus) */
 #include "message.h"
+#include "rotationd.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +17,9 @@ static bool quarter(int v) { return v == 0 || v == 90 || v == 180 || v == 270; }
 
 static void check_state(const struct rtd_state *s) {
     REQUIRE(s->rotation == -1 || quarter(s->rotation));
+    REQUIRE(s->posture >= ROTATIOND_POSTURE_UNKNOWN && s->posture <= ROTATIOND_POSTURE_TABLET);
+    REQUIRE(s->hinge >= -1 && s->hinge <= 360);
+    REQUIRE(s->base_rotation == -1 || quarter(s->base_rotation));
     REQUIRE(s->cameras && s->cameras->count <= RTD_MAX_CAMERAS);
     const struct rtd_cameras *list = s->cameras;
     for (unsigned i = 0; i < list->count; i++) {
@@ -23,6 +27,8 @@ static void check_state(const struct rtd_state *s) {
         REQUIRE(c->mount >= 0 && c->mount < 360);
         REQUIRE(s->capture[i] == -1 || quarter(s->capture[i]));
         REQUIRE((s->capture[i] == -1) == (s->exif[i] == -1));
+        REQUIRE(c->panel <= RTD_PANEL_OTHER);
+        REQUIRE(s->direction[i] >= ROTATIOND_DIRECTION_UNKNOWN && s->direction[i] <= ROTATIOND_DIRECTION_COVERED);
         /* Every string lies inside the blob and ends there. */
         uint16_t offsets[5] = {c->name, c->facing, c->device, c->libcamera, c->bus_path};
         for (int k = 0; k < 5; k++) {
