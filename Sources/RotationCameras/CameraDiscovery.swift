@@ -24,6 +24,9 @@ public enum CameraDiscovery {
     public static let facingProperty = "ROTATIOND_CAMERA_FACING"
     /// The udev property a local hwdb quirk sets to correct the mount: 0, 90, 180 or 270.
     public static let mountProperty = "ROTATIOND_CAMERA_MOUNT"
+    /// The udev property a local hwdb quirk sets for a camera on a convertible's base: `base` (or `lid`, the
+    /// default).
+    public static let panelProperty = "ROTATIOND_CAMERA_PANEL"
 
     /// Looks at every `video4linux` device once.
     public static func scan() -> CameraInventory {
@@ -175,6 +178,13 @@ public enum CameraDiscovery {
                                       libcamera: libcamera, libcameraDetail: libcameraDetail, busPath: busPath,
                                       nodes: nodes, nodesDetail: nodesDetail)
         camera.number = device.number
+        if let value = device.property(panelProperty) {
+            if let p = CameraPanel(rawValue: value) {
+                camera.panel = p
+            } else {
+                finding.problems.append(.badProperty(device: node, key: panelProperty, value: value, expected: "lid or base"))
+            }
+        }
         finding.camera = camera
         return finding
     }

@@ -41,6 +41,8 @@ public struct DiscoveredCamera: Sendable, Hashable {
     public var nodes: [String]
     /// Where `nodes` came from, for `rotationd --list`.
     public var nodesDetail: String
+    /// The panel of a convertible it sits on: udev `ROTATIOND_CAMERA_PANEL` (a local hwdb quirk), else the lid.
+    public var panel: CameraPanel = .lid
     /// The node's device number (`major:minor`), to find a sensor in the media graph.
     var number: String?
 

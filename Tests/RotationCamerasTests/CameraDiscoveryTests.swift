@@ -20,7 +20,7 @@ struct CameraDiscoveryTests {
         return (r, r.socket(1).first)
     }
 
-    @Test("udev-only cameras: hwdb front and rear, USB on a fixed and on a removable port, a local quirk; metadata and output nodes are not cameras")
+    @Test("udev-only cameras: hwdb front and rear, USB on a fixed and on a removable port, a local quirk (facing, mount and panel); metadata and output nodes are not cameras")
     func udevCameras() throws {
         let (r, hello) = try Self.hello(devices: ["cameras-udev.umockdev"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -35,6 +35,8 @@ struct CameraDiscoveryTests {
         ], "\(r.transcript)")
         #expect(cameras.map { $0["model"] as? String } == ["Integrated Camera: Integrated C", "Rear Camera",
                                                            "Integrated_Webcam_HD", "UVC Camera (046d:0825)", "Quirky Camera"])
+        // The quirk also puts the last camera on a convertible's base (udev ROTATIOND_CAMERA_PANEL=base).
+        #expect(cameras.map { $0["panel"] as? String } == ["lid", "lid", "lid", "lid", "base"], "\(r.transcript)")
         // The state carries the same list, with capture angles unknown until the sensor says something.
         let state = try #require(r.socket(1).dropFirst().first, "\(r.transcript)")
         #expect(CameraRun.cameras(state).map(CameraRun.summary) == cameras.map(CameraRun.summary))
