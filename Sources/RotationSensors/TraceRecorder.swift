@@ -3,15 +3,16 @@ import RotationEngine
 
 /// Writes calibrated samples to a file in the shared trace format, so `--replay` can play them back.
 ///
-/// The header is written with the first sample: `t,x,y,z,gx,gy,gz` when that sample has a gyroscope reading,
-/// else `t,x,y,z`. When a write fails (a full disk), recording stops with one error, and the file is cut back
+/// The header is written with the first sample: `t,x,y,z`, then a column group for each kind of reading that
+/// sample carries (`gx,gy,gz` for a gyroscope, `bx,by,bz` for a convertible's base, `TraceColumns`); a later
+/// sample without one of them gets empty fields there. When a write fails (a full disk), recording stops with one error, and the file is cut back
 /// to its last whole line, so that it still replays. Not thread-safe: call it from the thread that delivers
 /// samples.
 public final class TraceRecorder: @unchecked Sendable {
     private let out: OutputStreamFD
     /// The file written to.
     public let path: String
-    private var withGyro: Bool?
+    private var columns: TraceColumns?
     private var failed = false
     /// The bytes of whole lines written so far, and the samples they hold.
     private var complete: off_t = 0
@@ -39,11 +40,12 @@ public final class TraceRecorder: @unchecked Sendable {
     public func record(_ sample: Sample) {
         guard !failed else { return }
         var text = ""
-        if withGyro == nil {
-            withGyro = sample.angularVelocity != nil
-            text = TraceFormat.header(withGyro: withGyro!) + "\n"
+        let columns = self.columns ?? TraceColumns(of: sample)
+        if self.columns == nil {
+            self.columns = columns
+            text = TraceFormat.header(columns) + "\n"
         }
-        text += TraceFormat.line(for: sample, withGyro: withGyro!) + "\n"
+        text += TraceFormat.line(for: sample, columns: columns) + "\n"
         if out.write(text) {
             complete += off_t(text.utf8.count)
             recorded += 1

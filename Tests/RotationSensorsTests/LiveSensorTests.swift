@@ -266,6 +266,8 @@ struct LiveSensorTests {
         }
         let upright: [String: Any] = ["in_accel_x_raw": layout.upright[0], "in_accel_y_raw": layout.upright[1], "in_accel_z_raw": layout.upright[2]]
         let laptop = #""posture":"laptop","hinge":(8[5-9]|9[0-5]),"#
+        let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-fold-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: csv) }
         let r = try await UmockdevRun.run(devices: [layout.fixture], steps: [
             ["set", layout.display, upright],
             ["set", layout.base, base(90)],
@@ -277,7 +279,7 @@ struct LiveSensorTests {
             ["wait", #""posture":"stand","hinge":2(7[5-9]|8[0-5]),"#, 5],
             ["set", layout.base, base(350)],
             ["wait", #""posture":"tablet","hinge":3[45][0-9],"#, 5],
-        ], arguments: ["--print", "--camera", "front:front:0", "--camera", "world:front:0::base"])
+        ], arguments: ["--print", "--record", csv.path, "--camera", "front:front:0", "--camera", "world:front:0::base"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // The display never turned; the fold went laptop, stand, tablet, each once.
         #expect(r.rotations == [0], "\(r.transcript)")
@@ -287,6 +289,15 @@ struct LiveSensorTests {
         let last = try #require(r.events.last { $0["posture"] as? String == "tablet" })
         let cameras = try #require(last["cameras"] as? [[String: Any]])
         #expect(cameras.map { $0["direction"] as? String } == ["forward", "backward"], "\(r.transcript)")
+        // The recording carries the base in the engine's frame: folded back to 350°, the hwdb frame's
+        // (0, −g·cos 350°, −g·sin 350°) is written as (0, g·cos 350°, g·sin 350°).
+        let lines = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first == "t,x,y,z,bx,by,bz", "\(lines.prefix(2))")
+        let based = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }.filter { $0.count == 7 && !$0[4].isEmpty }
+        let folded = try #require(based.last).compactMap { Double($0) }
+        #expect(folded.count == 7 && abs(folded[5] - 9.81 * cos(350 * Double.pi / 180)) < 0.2 && abs(folded[6] - 9.81 * sin(350 * Double.pi / 180)) < 0.2,
+                "\(based.last ?? [])")
+        #expect(based.count < lines.count - 1, "the base is read at most ten times a second, not with every sample")
     }
 
     @Test("each kind of garbage raw value is skipped and logged at most once a second; a zero scale is refused by name")
