@@ -23,7 +23,7 @@ public struct SensorInventory: Sendable {
 
     /// The accelerometer fed to the engine: the first one in the display.
     public var display: SensorDescription? { accelerometers.first { $0.location == .display } }
-    /// The base accelerometer, known but never fed to the engine.
+    /// The base accelerometer of a convertible, read beside the display one for the posture (`BasePanel`).
     public var base: SensorDescription? { accelerometers.first { $0.location == .base } }
     /// The gyroscope fused with the display accelerometer: one on the same device, else the first one that is
     /// not in the base.
