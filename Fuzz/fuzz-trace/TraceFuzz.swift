@@ -13,15 +13,15 @@ enum TraceFuzz {
     static func test(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
         guard let samples = try? TraceFormat.parse(text) else { return }
-        let withGyro = samples.contains { $0.angularVelocity != nil }
+        let columns: TraceColumns = samples.contains { $0.angularVelocity != nil } ? .gyro : []
         var last = -Double.infinity
         for s in samples {
             precondition(s.time.isFinite && s.time >= last, "time \(s.time) after \(last)")
             precondition(finite(s.acceleration) && (s.angularVelocity.map(finite) ?? true), "a value is not finite: \(s)")
             last = s.time
         }
-        var out = TraceFormat.header(withGyro: withGyro) + "\n"
-        for s in samples { out += TraceFormat.line(for: s, withGyro: withGyro) + "\n" }
+        var out = TraceFormat.header(columns) + "\n"
+        for s in samples { out += TraceFormat.line(for: s, columns: columns) + "\n" }
         let again: [Sample]
         do { again = try TraceFormat.parse(out) } catch { fatalError("the written trace does not parse: \(error)") }
         precondition(again.count == samples.count, "\(again.count) samples written back, \(samples.count) read")

@@ -23,21 +23,16 @@ final class BasePanel {
         let channels = ["x", "y", "z"].compactMap { IIOContext.inputChannel(device, "accel_\($0)") }
         guard channels.count == 3 else { return nil }
         self.sensor = sensor
-        paths = channels.enumerated().map { i, ch in
-            SensorError.sysfsPath(sensor.id, IIOContext.channelAttributeFile(ch, "raw") ?? "in_accel_\(["x", "y", "z"][i])_raw")
-        }
+        paths = CapturedPart.rawPaths(sensor.id, "accel", channels)
     }
 
     /// The base's reading in the engine's frame when one is due at `now` and the read succeeds; else nil.
     func reading(at now: Double) -> Vector3? {
         guard now - lastRead >= BasePanel.interval else { return nil }
         lastRead = now
-        var v = [0.0, 0.0, 0.0]
-        for (i, path) in paths.enumerated() {
-            guard case .success(let n) = SysfsNumber.read(path) else { return nil }
-            v[i] = n
-        }
-        let g = sensor.calibration.apply(raw: Vector3(v[0], v[1], v[2]))
+        guard case .success(let x) = SysfsNumber.read(paths[0]), case .success(let y) = SysfsNumber.read(paths[1]),
+              case .success(let z) = SysfsNumber.read(paths[2]) else { return nil }
+        let g = sensor.calibration.apply(raw: Vector3(x, y, z))
         return Vector3(g.x, -g.y, -g.z)
     }
 }

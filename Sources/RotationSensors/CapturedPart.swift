@@ -200,7 +200,7 @@ final class CapturedPart {
     }
 
     /// The sysfs paths of the `raw` attributes of three channels.
-    private static func rawPaths(_ id: String, _ prefix: String, _ channels: [OpaquePointer]) -> [String] {
+    static func rawPaths(_ id: String, _ prefix: String, _ channels: [OpaquePointer]) -> [String] {
         channels.enumerated().map { i, ch in
             SensorError.sysfsPath(id, IIOContext.channelAttributeFile(ch, "raw") ?? "in_\(prefix)_\(["x", "y", "z"][i])_raw")
         }

@@ -5,8 +5,8 @@ import RotationEngine
 ///
 /// The header is written with the first sample: `t,x,y,z`, then a column group for each kind of reading that
 /// sample carries (`gx,gy,gz` for a gyroscope, `bx,by,bz` for a convertible's base, `TraceColumns`); a later
-/// sample without one of them gets empty fields there. When a write fails (a full disk), recording stops with one error, and the file is cut back
-/// to its last whole line, so that it still replays. Not thread-safe: call it from the thread that delivers
+/// sample without one of them gets empty fields there. When a write fails (a full disk), recording stops with
+/// one error, and the file is cut back to its last whole line, so that it still replays. Not thread-safe: call it from the thread that delivers
 /// samples.
 public final class TraceRecorder: @unchecked Sendable {
     private let out: OutputStreamFD

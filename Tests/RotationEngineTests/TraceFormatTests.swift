@@ -67,7 +67,7 @@ struct TraceFormatTests {
     @Test("lines written by the recorder parse back to the same samples")
     func roundTrip() throws {
         let s = Sample(time: 1.25, acceleration: Vector3(0.5, -9.75, 1.5), angularVelocity: Vector3(0.125, 0, -0.5))
-        let text = TraceFormat.header(withGyro: true) + "\n" + TraceFormat.line(for: s, withGyro: true) + "\n"
+        let text = TraceFormat.header(.gyro) + "\n" + TraceFormat.line(for: s, columns: .gyro) + "\n"
         #expect(try TraceFormat.parse(text) == [s])
     }
 
@@ -93,9 +93,9 @@ struct TraceFormatTests {
     @Test("a sample without a gyroscope reading is recorded with empty gyroscope fields and reads back without one")
     func missingReadingRoundTrip() throws {
         let s = Sample(time: 2.5, acceleration: Vector3(0.25, -9.75, 0.5))
-        let line = TraceFormat.line(for: s, withGyro: true)
+        let line = TraceFormat.line(for: s, columns: .gyro)
         #expect(line.hasSuffix(",,,"))
-        let text = TraceFormat.header(withGyro: true) + "\n" + line + "\n"
+        let text = TraceFormat.header(.gyro) + "\n" + line + "\n"
         #expect(try TraceFormat.parse(text) == [s])
     }
 

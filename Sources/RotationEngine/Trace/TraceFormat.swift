@@ -139,9 +139,6 @@ public enum TraceFormat {
         ([accelHeader] + columns.groups.map { $0.names.joined(separator: ",") }).joined(separator: ",")
     }
 
-    /// The header line for a recording, with or without the gyroscope columns.
-    public static func header(withGyro: Bool) -> String { header(withGyro ? .gyro : []) }
-
     /// One sample as a trace line (no newline) with the given optional columns; a group the sample has no
     /// reading for gets empty fields.
     public static func line(for s: Sample, columns: TraceColumns) -> String {
@@ -160,10 +157,6 @@ public enum TraceFormat {
         }
         return out
     }
-
-    /// One sample as a trace line (no newline). Gyroscope columns are written when `withGyro` is set; a
-    /// sample without a gyroscope reading then gets three empty fields.
-    public static func line(for s: Sample, withGyro: Bool) -> String { line(for: s, columns: withGyro ? .gyro : []) }
 }
 
 extension Substring {
