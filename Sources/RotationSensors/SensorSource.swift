@@ -1,6 +1,6 @@
 import Glibc
 import CIIO
-import RotationEngine
+import RotationProtocol
 import Synchronization
 
 /// Live input from the display accelerometer (and a gyroscope beside it), delivered as calibrated samples.

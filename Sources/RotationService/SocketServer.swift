@@ -1,5 +1,5 @@
 import Glibc
-import RotationEngine
+import RotationProtocol
 import Synchronization
 
 /// The JSON-lines socket service: an output that fans each change out to every connected client.

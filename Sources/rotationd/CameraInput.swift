@@ -1,5 +1,5 @@
 import RotationCameras
-import RotationEngine
+import RotationProtocol
 import RotationSensors
 import RotationService
 import Synchronization

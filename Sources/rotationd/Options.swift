@@ -1,4 +1,5 @@
 import RotationEngine
+import RotationProtocol
 
 /// A command-line mistake, with the fix.
 struct UsageError: Error, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Glibc
 import RotationEngine
+import RotationProtocol
 import RotationSensors
 import RotationService
 
