@@ -38,7 +38,11 @@ let package = Package(
         .target(name: "RotationCameras", dependencies: ["RotationProtocol", "RotationEngine", "CUDev", "CV4L2"]),
         .target(name: "RotationService", dependencies: ["RotationProtocol", "RotationEngine"]),
         .target(name: "RotationClient", dependencies: ["RotationProtocol"]),
-        .executableTarget(name: "rotationd", dependencies: ["RotationProtocol", "RotationEngine", "RotationSensors", "RotationCameras", "RotationService"]),
+        // The live service's wiring and policy, which the rotationd executable runs after parsing its options.
+        .target(name: "RotationDaemon", dependencies: ["RotationProtocol", "RotationEngine", "RotationSensors", "RotationCameras",
+                                                       "RotationService"]),
+        .executableTarget(name: "rotationd", dependencies: ["RotationDaemon", "RotationProtocol", "RotationEngine", "RotationSensors",
+                                                            "RotationService"]),
         .executableTarget(name: "rotwatch", dependencies: ["RotationProtocol", "RotationClient"]),
         .executableTarget(name: "engine-bench", dependencies: ["RotationProtocol", "RotationEngine"]),
         .executableTarget(name: "fanout-bench", dependencies: ["RotationProtocol", "RotationEngine", "RotationService"]),
