@@ -40,7 +40,7 @@ build: deps
 # (gst/), C11 with gcc and pkg-config, into CBUILD. CFLAGS, CPPFLAGS and LDFLAGS come from the environment
 # (dpkg-buildflags in a package build; -fsanitize=... for scripts/test-c.sh). The library exports only its
 # API (librotationd/librotationd.map); json-c parses the service's lines.
-VERSION := $(shell sed -n 's/.*static let current = "\(.*\)"/\1/p' Sources/RotationEngine/Protocol/ServiceVersion.swift)
+VERSION := $(shell sed -n 's/.*static let current = "\(.*\)"/\1/p' Sources/RotationProtocol/ServiceVersion.swift)
 CFLAGS ?= -O2 -g
 CBUILD ?= build/c
 C_WARNINGS = -std=c11 -Wall -Wextra -Wformat=2 -Wstrict-prototypes -Wno-unused-parameter

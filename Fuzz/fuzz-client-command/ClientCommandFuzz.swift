@@ -1,5 +1,5 @@
 import FuzzSupport
-import RotationEngine
+import RotationProtocol
 
 /// Fuzzes `ClientCommand.parse`, which reads every line a local client sends to the service.
 ///

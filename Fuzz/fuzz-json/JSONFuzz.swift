@@ -1,5 +1,5 @@
 import FuzzSupport
-import RotationEngine
+import RotationProtocol
 
 /// Fuzzes `JSONParser`, which reads every line a client sends and every line a client library receives.
 ///

@@ -1,5 +1,5 @@
 import FuzzSupport
-import RotationEngine
+import RotationProtocol
 import RotationSensors
 
 /// Fuzzes `MountMatrix.parse` and `validated()`, which read the mount matrix of every sensor from sysfs

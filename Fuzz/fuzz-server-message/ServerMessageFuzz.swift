@@ -1,5 +1,5 @@
 import FuzzSupport
-import RotationEngine
+import RotationProtocol
 
 /// Fuzzes `ServerMessage.decode`, which `RotationClient` and `rotwatch` use on every line the service sends.
 ///

@@ -1,5 +1,6 @@
 import FuzzSupport
 import RotationEngine
+import RotationProtocol
 
 /// Fuzzes `TraceFormat.parse`, which reads the traces given to `--replay`.
 ///

@@ -1,6 +1,6 @@
 import FuzzSupport
 import RotationCameras
-import RotationEngine
+import RotationProtocol
 
 /// Fuzzes how camera discovery reads udev property values (a local hwdb quirk's `ROTATIOND_CAMERA_FACING` and
 /// `ROTATIOND_CAMERA_MOUNT`, `ID_CAMERA_DIRECTION`, a USB port's `removable`, the model and the node's path)

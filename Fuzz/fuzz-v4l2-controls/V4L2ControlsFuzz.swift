@@ -1,6 +1,6 @@
 import FuzzSupport
 import RotationCameras
-import RotationEngine
+import RotationProtocol
 
 /// Fuzzes how camera discovery reads a sensor sub-device's V4L2 controls, `V4L2_CID_CAMERA_ORIENTATION` and
 /// `V4L2_CID_CAMERA_SENSOR_ROTATION`, whose values the driver (from firmware) chooses.

@@ -1,5 +1,5 @@
 import CUDev
-import RotationEngine
+import RotationProtocol
 
 /// Finds cameras through udev and sysfs, and reads where each sits.
 ///

@@ -1,5 +1,5 @@
 import Glibc
-import RotationEngine
+import RotationProtocol
 
 /// Why a camera, or one of its values, could not be read; each case names the device and what to do.
 public enum CameraError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import RotationEngine
+import RotationProtocol
 
 /// Turns what discovery found into the published camera list: configuration first, names that stay put.
 ///

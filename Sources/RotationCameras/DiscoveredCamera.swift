@@ -1,4 +1,4 @@
-import RotationEngine
+import RotationProtocol
 
 /// One camera as the system describes it, before configuration and naming: the node, what it is, and its
 /// facing and mount with where each came from.

@@ -1,4 +1,4 @@
-import RotationEngine
+import RotationProtocol
 
 /// A camera as the service publishes it, with the detail of where its values came from.
 public struct ListedCamera: Sendable, Hashable {

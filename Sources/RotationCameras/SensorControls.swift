@@ -1,6 +1,6 @@
 import CV4L2
 import Glibc
-import RotationEngine
+import RotationProtocol
 
 /// The two V4L2 controls a camera sensor's sub-device carries about how it sits in the device.
 ///

@@ -1,5 +1,5 @@
 import Glibc
-import RotationEngine
+import RotationProtocol
 
 /// Finds a camera by whatever a program knows it by.
 ///

@@ -1,5 +1,5 @@
 import Glibc
-import RotationEngine
+import RotationProtocol
 
 /// A blocking connection to the service's socket that reads and writes whole protocol lines.
 public final class LineConnection: @unchecked Sendable {

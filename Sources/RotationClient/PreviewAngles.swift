@@ -1,4 +1,4 @@
-import RotationEngine
+import RotationProtocol
 
 extension StateEvent {
     /// Degrees clockwise to turn a camera's preview so it looks upright in a user interface that is itself

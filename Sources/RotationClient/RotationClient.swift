@@ -1,5 +1,5 @@
 import Glibc
-import RotationEngine
+import RotationProtocol
 import Synchronization
 
 /// A subscriber to rotationd: connects to its socket, presents what it publishes as an `AsyncSequence`,

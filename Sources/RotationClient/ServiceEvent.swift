@@ -1,4 +1,4 @@
-import RotationEngine
+import RotationProtocol
 
 /// What a subscription to the service yields.
 public enum ServiceEvent: Sendable {

@@ -1,4 +1,4 @@
-import RotationEngine
+import RotationProtocol
 
 /// The recent states a subscriber received, in order, to answer what the state was at a moment.
 ///

@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// Turns calibrated samples into a device rotation, a tilt class and a flat flag.
 ///
 /// The engine is a value with no I/O and no clock of its own: replay, live input and tests drive the same

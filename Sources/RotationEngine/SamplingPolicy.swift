@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// Decides how fast the accelerometer must be read: at the full rate while the device moves or the filter has
 /// something pending, slowly while it is still.
 ///

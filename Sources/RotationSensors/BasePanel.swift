@@ -1,5 +1,5 @@
 import CIIO
-import RotationEngine
+import RotationProtocol
 
 /// A convertible's base accelerometer, read beside the display's for the posture: its raw attributes, at most
 /// every `interval`, never its buffer.

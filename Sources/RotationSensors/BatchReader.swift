@@ -1,6 +1,7 @@
 import Glibc
 import CIIO
 import RotationEngine
+import RotationProtocol
 
 /// Reads the buffers of `BufferedCapture` at one pace: batches decoded into samples, each accelerometer sample
 /// paired with the separate gyroscope's reading that covers it, and delivered in time order.

@@ -1,6 +1,6 @@
 import Glibc
 import CIIO
-import RotationEngine
+import RotationProtocol
 
 /// The opened accelerometer (and gyroscope) of one capture, and what every capture mode does with it: raw reads,
 /// sampling frequencies, and handing samples to the source.

@@ -1,6 +1,6 @@
 import Glibc
 import CIIO
-import RotationEngine
+import RotationProtocol
 
 /// The still mode of a HID sensor hub that honours `in_accel_hysteresis`: the hysteresis set so that the hub
 /// reports only a change larger than it, the buffer enabled at the full rate one scan per wake-up, and the

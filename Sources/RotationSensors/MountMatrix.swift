@@ -1,4 +1,4 @@
-import RotationEngine
+import RotationProtocol
 
 /// A 3×3 mount matrix that turns a sensor's axes into the device frame.
 ///

@@ -1,4 +1,4 @@
-import RotationEngine
+import RotationProtocol
 
 /// How raw readings of one three-axis sensor become values in the device frame, and where each part came from.
 ///

@@ -1,6 +1,6 @@
 import Glibc
 import CIIO
-import RotationEngine
+import RotationProtocol
 
 /// A sensor that was found but cannot be used, and why.
 public struct RejectedSensor: Sendable, Hashable {

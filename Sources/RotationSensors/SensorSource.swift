@@ -1,6 +1,6 @@
 import Glibc
 import CIIO
-import RotationEngine
+import RotationProtocol
 import Synchronization
 
 /// Live input from the display accelerometer (and a gyroscope beside it), delivered as calibrated samples.
@@ -50,9 +50,8 @@ public final class SensorSource: @unchecked Sendable {
     // Touched only by the source's thread.
     private var reported: SensorStatus?
     private var hadSensor = false
-    private var absentLogged = false
-    /// The failure logged since the sensor last delivered a sample: retries that fail the same way say nothing.
-    private var failureLogged: String?
+    /// What was said about the captures' ends, so that a problem is logged once.
+    private var sessionLog = SessionLog()
     /// Whether the latest capture failed before its first sample: the retry does not announce the sensor again.
     private var retrying = false
     /// Whether the current capture has delivered a sample.
@@ -151,8 +150,7 @@ public final class SensorSource: @unchecked Sendable {
         readIntervalBits.store(0, ordering: .relaxed)
         reported = nil
         hadSensor = false
-        absentLogged = false
-        failureLogged = nil
+        sessionLog = SessionLog()
         retrying = false
         control.withLock {
             $0.running = true
@@ -279,7 +277,7 @@ public final class SensorSource: @unchecked Sendable {
     private func report(_ status: SensorStatus, time: Double = MonotonicClock.now()) {
         guard status != reported, !stopRequested else { return }
         reported = status
-        if status == .ok { failureLogged = nil }
+        if status == .ok { sessionLog.failureLogged = nil }
         onStatus(status, time)
     }
 
@@ -300,41 +298,13 @@ public final class SensorSource: @unchecked Sendable {
         }
         while !stopRequested {
             let outcome = session()
-            switch outcome {
-            case .stopped:
-                return
-            case .absent(let message):
-                if !absentLogged {
-                    SensorLog.write(.warning, message)
-                    absentLogged = true
-                }
-            case .failed(let error):
-                // Each rescan retries the capture: one line per problem until the sensor works again.
-                if error.description != failureLogged {
-                    SensorLog.write(error.isPermission ? .error : .warning, error.description)
-                    if reported == .ok {
-                        if case .gone = error {
-                            SensorLog.write(.warning, "sensor lost; waiting for \(SensorDiscovery.lookingFor) to come back")
-                        } else {
-                            SensorLog.write(.warning, "sensor lost; trying it again every \(Self.seconds(configuration.rescanInterval))")
-                        }
-                    }
-                    failureLogged = error.description
-                }
-                absentLogged = true
-            case .fallBack:
-                break
-            }
+            if case .stopped = outcome { return }
+            sessionLog.note(outcome, wasDelivering: reported == .ok, rescanInterval: configuration.rescanInterval)
             if case .failed = outcome { retrying = !delivered } else { retrying = false }
             if stopRequested { return }
             report(hadSensor ? .lost : .none)
             waitForChange()
         }
-    }
-
-    /// "second" or "N seconds", for messages.
-    private static func seconds(_ interval: Double) -> String {
-        interval == 1 ? "second" : "\(interval) seconds"
     }
 
     /// Names the calling thread (shown by `top -H` and in `/proc/PID/task/*/comm`).
@@ -387,7 +357,7 @@ public final class SensorSource: @unchecked Sendable {
             return .absent(nothing)
         }
         monitor = nil
-        absentLogged = false
+        sessionLog.absentLogged = false
         let gyro = configuration.gyroscope ? inventory.gyroscope : nil
         let plan = accel.plan
         var message = "using \(accel.id) (\(accel.name)) as the display accelerometer, \(plan.mode.rawValue)"

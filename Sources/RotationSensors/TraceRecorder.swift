@@ -1,5 +1,6 @@
 import Glibc
 import RotationEngine
+import RotationProtocol
 
 /// Writes calibrated samples to a file in the shared trace format, so `--replay` can play them back.
 ///

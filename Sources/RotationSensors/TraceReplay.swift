@@ -1,4 +1,5 @@
 import RotationEngine
+import RotationProtocol
 
 /// A recorded trace, read and validated as a whole before anything is played.
 public struct TraceReplay: Sendable {

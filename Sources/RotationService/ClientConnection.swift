@@ -1,5 +1,5 @@
 import Glibc
-import RotationEngine
+import RotationProtocol
 
 /// One connected client as the server's event loop sees it: its subscription, its partial input line and
 /// its bounded output queue. Used only on the event loop's thread.

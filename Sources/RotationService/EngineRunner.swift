@@ -1,4 +1,5 @@
 import RotationEngine
+import RotationProtocol
 import Synchronization
 
 /// The single owner of the engine's state: feeds it samples and camera lists, and publishes each change as a

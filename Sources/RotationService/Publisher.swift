@@ -1,4 +1,4 @@
-import RotationEngine
+import RotationProtocol
 
 /// Fans every change out to a fixed collection of outputs.
 ///

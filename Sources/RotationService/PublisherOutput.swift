@@ -1,4 +1,4 @@
-import RotationEngine
+import RotationProtocol
 
 /// One destination for published changes: the socket server, standard output, a recording.
 ///

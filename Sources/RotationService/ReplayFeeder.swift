@@ -1,4 +1,5 @@
 import RotationEngine
+import RotationProtocol
 import Synchronization
 
 /// Feeds a recorded trace to an engine runner, flat out or paced by the trace's timestamps.

@@ -1,5 +1,5 @@
 import Glibc
-import RotationEngine
+import RotationProtocol
 import Synchronization
 
 /// The JSON-lines socket service: an output that fans each change out to every connected client.
@@ -9,24 +9,6 @@ import Synchronization
 /// bounded queue: a reader that falls behind is coalesced to the latest state, and one that reads
 /// nothing for `ServerLimits.stuckTimeout` is disconnected, so no client can delay another or the input.
 public final class SocketServer: PublisherOutput, @unchecked Sendable {
-    /// What the `hello` message reports about this service besides the cameras, which it takes from the
-    /// latest state.
-    public struct Identity: Sendable {
-        /// A description of the sensor in use, or nil when there is none.
-        public var sensor: String?
-
-        /// Creates an identity.
-        public init(sensor: String?) {
-            self.sensor = sensor
-        }
-    }
-
-    private enum Item {
-        case state(StateEvent)
-        case sample(Sample)
-    }
-
-    private static let inboxLimit = 8192
     /// Connections accepted in one pass of the loop, so a connection storm cannot starve the clients.
     static let acceptsPerPass = 64
     /// The longest sensor description `hello` carries; longer ones keep their end.
@@ -36,11 +18,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     private let limits: ServerLimits
     private let samplesGroup: UInt32?
     private let notifier: SystemdNotifier?
-    private let wakeRead: Int32
-    /// The pipe's write end, -1 once closed; publishers write under this lock, so a closed number that the
-    /// system hands out again is never written to.
-    private let wakeWrite: Mutex<Int32>
-    private let inbox = Mutex<[Item]>([])
+    private let inbox: ServerInbox
     private let sampleSubscribers = Atomic<Int>(0)
     private let connectedCount = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
@@ -58,10 +36,9 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     private var listenerPaused = false
     private var listenerClosed = false
     private var now = 0.0
-    private var refusedSinceLog = 0
-    private var lastRefusalLog = -Double.infinity
-    /// Where client input is read into, reused for every read.
-    private var readChunk = [UInt8](repeating: 0, count: 16384)
+    private var refusals = ConnectionRefusals()
+    /// Cuts client input into command lines.
+    private var reader = CommandReader()
 
     /// Creates a server on `listener`; call `start()` to begin accepting.
     ///
@@ -78,68 +55,11 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         self.samplesGroup = samplesGroup
         self.notifier = notifier
         self.sensorName = Mutex(identity.sensor.map(SocketServer.bounded))
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw .system(operation: "create", path: "wake-up pipe", errno: errno) }
-        for fd in fds { SocketServer.makeNonBlocking(fd) }
-        wakeRead = fds[0]
-        wakeWrite = Mutex(fds[1])
+        inbox = try ServerInbox()
     }
 
-    /// The longest camera list a state can carry: `Camera.maxCount` cameras whose every string has the most
-    /// bytes JSON can make of it (the longest name, device, model, bus path and capture nodes, and a libcamera
-    /// id of backslashes, which JSON doubles).
-    public static var widestCameras: [Camera] {
-        let model = String(repeating: "m", count: Camera.maxModelJSONBytes - 2)
-        let device = "/" + String(repeating: "d", count: Camera.maxDeviceBytes - 1)
-        let libcamera = String(repeating: "\\", count: (Camera.maxLibcameraJSONBytes - 2) / 2)
-        let busPath = String(repeating: "b", count: Camera.maxBusPathBytes)
-        let node = "/" + String(repeating: "n", count: Camera.maxNodeBytes - 1)
-        return (0..<Camera.maxCount).map { _ in
-            Camera(name: String(repeating: "c", count: Camera.maxNameBytes), facing: .external, mount: 270,
-                   device: device, model: model, source: .init(facing: .usbPort, mount: .default),
-                   libcamera: libcamera, busPath: busPath, nodes: Array(repeating: node, count: Camera.maxNodes))
-        }
-    }
-
-    /// Checks that no line the service can send for `cameras` exceeds the protocol's limit: a `hello` with
-    /// the longest sensor description and every event type, and a `state` with the longest value of every
-    /// member.
-    public static func checkLineLengths(cameras: [Camera]) throws(ServiceError) {
-        let hello = Hello(version: ServiceVersion.current, sensor: String(repeating: "\u{1}", count: maxSensorDescriptionBytes / 6),
-                          cameras: cameras, events: EventType.allCases, samplesAllowed: true)
-        let helloBytes = hello.jsonLine.utf8.count
-        guard helloBytes <= ClientCommand.maxLineBytes else {
-            throw .lineTooLong(message: "hello", bytes: helloBytes, cameras: cameras.count)
-        }
-        let longest = DeviceState(rotation: .rightUp, tilt: .tiltedDown, flat: false, inputs: .accelGyro)
-        let state = StateEvent(seq: Int.max, time: -1e12, state: longest, cameras: cameras, sensor: .lost, missed: Int.max)
-        let stateBytes = state.jsonLine.utf8.count
-        guard stateBytes <= ClientCommand.maxLineBytes else {
-            throw .lineTooLong(message: "state", bytes: stateBytes, cameras: cameras.count)
-        }
-    }
-
-    private static func quotedBytes(_ s: String) -> Int {
-        var out = ""
-        JSONWriter.appendString(s, to: &out)
-        return out.utf8.count
-    }
-
-    /// `description` cut to `maxSensorDescriptionBytes` (after JSON escaping at worst), keeping its end,
-    /// which for a path names the file.
-    static func bounded(_ description: String) -> String {
-        let budget = maxSensorDescriptionBytes / 6
-        guard description.utf8.count > budget && quotedBytes(description) > maxSensorDescriptionBytes else { return description }
-        var tail = ""
-        for ch in description.unicodeScalars.reversed() {
-            let next = String(ch) + tail
-            if quotedBytes("…" + next) > maxSensorDescriptionBytes { break }
-            tail = next
-        }
-        return "…" + tail
-    }
-
-    private static func makeNonBlocking(_ fd: Int32) {
+    /// Makes `fd` non-blocking and closed on exec.
+    static func makeNonBlocking(_ fd: Int32) {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     }
@@ -177,31 +97,13 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     // MARK: PublisherOutput, called on an input's thread
 
     /// Queues `event` for every subscriber; returns at once.
-    public func publish(_ event: StateEvent) { post(.state(event)) }
+    public func publish(_ event: StateEvent) { inbox.post(.state(event)) }
 
     /// Queues `sample` for the clients subscribed to samples; returns at once.
-    public func publish(sample: Sample) { post(.sample(sample)) }
+    public func publish(sample: Sample) { inbox.post(.sample(sample)) }
 
     /// True while at least one client is subscribed to raw samples.
     public var wantsSamples: Bool { sampleSubscribers.load(ordering: .relaxed) > 0 }
-
-    private func post(_ item: Item) {
-        let wasEmpty = inbox.withLock { items -> Bool in
-            let empty = items.isEmpty
-            if items.count >= SocketServer.inboxLimit, case .sample = item { return false }
-            items.append(item)
-            return empty
-        }
-        if wasEmpty { wake() }
-    }
-
-    private func wake() {
-        wakeWrite.withLock { fd in
-            guard fd >= 0 else { return }
-            var one: UInt8 = 1
-            _ = Glibc.write(fd, &one, 1)
-        }
-    }
 
     /// Stops accepting connections: the listening socket is closed (its file removed when this process
     /// created it) and the client observer is not called again. Connected clients are still served.
@@ -210,7 +112,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     public func stopAccepting() {
         guard acceptStop.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else { return }
         guard thread != nil else { closeListener(); acceptStop.store(2, ordering: .releasing); return }
-        wake()
+        inbox.wake()
         // The loop closes the listener on its next pass; it ends promptly, or has ended already.
         var waited = 0
         while acceptStop.load(ordering: .acquiring) != 2 && waited < 2000 && failure == nil {
@@ -229,14 +131,10 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     /// this process created it). Nothing is published after this.
     public func close() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        wake()
+        inbox.wake()
         thread?.join()
         closeListener()
-        Glibc.close(wakeRead)
-        wakeWrite.withLock { fd in
-            if fd >= 0 { Glibc.close(fd) }
-            fd = -1
-        }
+        inbox.close()
     }
 
     // MARK: Event loop
@@ -257,7 +155,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
             }
             fds.removeAll(keepingCapacity: true)
             owners.removeAll(keepingCapacity: true)
-            fds.append(pollfd(fd: wakeRead, events: readable, revents: 0))
+            fds.append(pollfd(fd: inbox.wakeFD, events: readable, revents: 0))
             fds.append(pollfd(fd: listenerPaused || listenerClosed ? -1 : listener.fd, events: readable, revents: 0))
             // Sleep until something happens. Only a stalled client, a paused listener or the systemd watchdog
             // needs a timer, so an idle service makes no periodic wake-ups.
@@ -322,7 +220,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
                 return
             }
             if clients.count >= limits.maxClients {
-                refuse(fd)
+                refusals.refuse(fd, maxClients: limits.maxClients, now: now)
                 continue
             }
             // Whatever was published before this client connected is taken in first, so that its greeting
@@ -347,32 +245,13 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         }
     }
 
-    /// Tells a connection beyond `maxClients` why it is closed, and logs refusals at most once a second.
-    private func refuse(_ fd: Int32) {
-        var text = ErrorMessage(.tooManyClients, "\(limits.maxClients) clients are connected, the most this service serves; try again later").jsonLine + "\n"
-        _ = text.withUTF8 { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
-        Glibc.close(fd)
-        refusedSinceLog += 1
-        if now - lastRefusalLog >= 1 {
-            Log.warning("refused \(refusedSinceLog) client\(refusedSinceLog == 1 ? "" : "s"): \(limits.maxClients) clients are already connected")
-            refusedSinceLog = 0
-            lastRefusalLog = now
-        }
-    }
-
     private func hello(for c: ClientConnection) -> Hello {
         Hello(version: ServiceVersion.current, sensor: sensorName.withLock { $0 }, cameras: latest.cameras,
               events: c.events, samplesAllowed: c.samplesAllowed)
     }
 
     private func drainInbox() {
-        var scratch = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        while Glibc.read(wakeRead, &scratch, 32) == 32 {}
-        let items = inbox.withLock { items -> [Item] in
-            let taken = items
-            items.removeAll(keepingCapacity: true)
-            return taken
-        }
+        let items = inbox.take()
         guard !items.isEmpty else { return }
         var touched: [ClientConnection] = []
         var touchedKeys = Set<UInt64>()
@@ -401,7 +280,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     /// Logs (at debug level, in µs on CLOCK_MONOTONIC) when this thread woke for each change in `items` and when
     /// its line was written to the clients: the end of the live path's latency budget, after the stages the
     /// input logs under the same sequence number.
-    private func logStages(_ items: [Item], clients: Int) {
+    private func logStages(_ items: [ServerInbox.Item], clients: Int) {
         let written = MonotonicTime.now()
         let us = { (v: Double) in "\(Int((v * 1e6).rounded()))" }
         for case .state(let event) in items {
@@ -443,37 +322,18 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
 
     /// Reads and handles what the client sent; false when the client was dropped.
     private func readCommands(_ c: ClientConnection) -> Bool {
-        for _ in 0..<4 {
-            let n = readChunk.withUnsafeMutableBytes { Glibc.read(c.fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                let e = errno
-                if e == EINTR { continue }
-                if e == EAGAIN || e == EWOULDBLOCK { break }
-                drop(c, reason: nil, log: nil)
-                return false
-            }
-            if n == 0 {
-                // The peer will send nothing more but may still be reading: keep serving it.
-                c.inputClosed = true
-                c.input = []
-                break
-            }
-            var start = 0
-            while start < n {
-                let newline = readChunk[start..<n].firstIndex(of: 0x0A)
-                let end = newline ?? n
-                if c.input.count + (end - start) > ClientCommand.maxLineBytes {
-                    drop(c, reason: ErrorMessage(.lineTooLong, "a line is limited to \(ClientCommand.maxLineBytes) bytes; closing"),
-                         log: "sent a line longer than \(ClientCommand.maxLineBytes) bytes")
-                    return false
-                }
-                c.input.append(contentsOf: readChunk[start..<end])
-                guard newline != nil else { break }
-                start = end + 1
-                let line = c.input
-                c.input.removeAll(keepingCapacity: true)
-                guard handle(line, from: c) else { return false }
-            }
+        switch reader.read(c, handle: { line in handle(line, from: c) }) {
+        case .read, .endOfInput:
+            break
+        case .failed:
+            drop(c, reason: nil, log: nil)
+            return false
+        case .tooLong:
+            drop(c, reason: ErrorMessage(.lineTooLong, "a line is limited to \(ClientCommand.maxLineBytes) bytes; closing"),
+                 log: "sent a line longer than \(ClientCommand.maxLineBytes) bytes")
+            return false
+        case .stopped:
+            return false
         }
         flush(c)
         return clients[c.id] != nil

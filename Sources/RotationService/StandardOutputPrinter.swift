@@ -1,5 +1,5 @@
 import Glibc
-import RotationEngine
+import RotationProtocol
 import Synchronization
 
 /// Prints every state change as one JSON line on a file descriptor (standard output by default).

@@ -5,6 +5,7 @@
 // The number of published changes is printed, so the work cannot be optimised away.
 import Glibc
 import RotationEngine
+import RotationProtocol
 
 /// Wall-clock seconds on CLOCK_MONOTONIC.
 func now() -> Double {

@@ -14,6 +14,7 @@
 //   sample that caused the change was read (printed with 0.1 ms resolution).
 import Glibc
 import RotationEngine
+import RotationProtocol
 import RotationService
 
 struct BenchOptions {

@@ -5,7 +5,7 @@
 //   follow-rotation [SOCKET]      (default: RotationClient's, see RotationClient.init(path:))
 import Glibc
 import RotationClient
-import RotationEngine
+import RotationProtocol
 
 func say(_ text: String) {
     var line = text + "\n"

@@ -1,35 +1,19 @@
+import RotationDaemon
 import RotationEngine
+import RotationProtocol
 
 /// A command-line mistake, with the fix.
 struct UsageError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// What `rotationd` was asked to do.
+/// What `rotationd` was asked to do: the run's options, and the requests the command line answers itself.
 struct Options {
-    var replay: String?
-    var realtime = false
-    var noGyro = false
-    var list = false
-    var print = false
-    var record: String?
-    var rate = 50.0
-    var always = false
+    /// What the daemon runs with.
+    var daemon = DaemonOptions()
     var help = false
     var version = false
-    var cameras: [Camera] = []
-    var configuration = EngineConfiguration.default
-    var serve = false
-    var socket: String?
-    var socketMode: UInt32 = 0o666
-    var samplesGroup: String?
-    var clientTimeout: Double = 30
-    var speed: Double = 1
     var verbose = false
-    var fullRate = false
-
-    /// The sampling policy to run with: slow while still, unless `--full-rate` turned it off.
-    var samplingPolicy: SamplingPolicy? { fullRate ? nil : SamplingPolicy() }
 
     static let usage = """
     usage: rotationd [options]
@@ -99,52 +83,52 @@ struct Options {
             let a = args[i]
             given.insert(a)
             switch a {
-            case "--replay": o.replay = try value(a)
-            case "--realtime": o.realtime = true
-            case "--no-gyro": o.noGyro = true
-            case "--list": o.list = true
-            case "--print": o.print = true
-            case "--record": o.record = try value(a)
-            case "--always": o.always = true
+            case "--replay": o.daemon.replay = try value(a)
+            case "--realtime": o.daemon.realtime = true
+            case "--no-gyro": o.daemon.noGyro = true
+            case "--list": o.daemon.list = true
+            case "--print": o.daemon.print = true
+            case "--record": o.daemon.record = try value(a)
+            case "--always": o.daemon.always = true
             case "--rate":
                 let text = try value(a)
                 guard let hz = Double(text), hz.isFinite, hz >= 0.1, hz <= 10000 else {
                     throw UsageError(description: "--rate \(text): expected a rate in Hz between 0.1 and 10000, such as 50")
                 }
-                o.rate = hz
+                o.daemon.rate = hz
             case "--camera":
                 let camera = try parseCamera(try value(a))
-                guard !o.cameras.contains(where: { $0.name == camera.name }) else {
+                guard !o.daemon.cameras.contains(where: { $0.name == camera.name }) else {
                     throw UsageError(description: "--camera \(camera.name): a camera by that name is already configured; give each camera a different name")
                 }
-                if let device = camera.device, o.cameras.contains(where: { $0.device == device }) {
+                if let device = camera.device, o.daemon.cameras.contains(where: { $0.device == device }) {
                     throw UsageError(description: "--camera \(camera.name): another camera is configured with \(device); give each device once")
                 }
-                guard o.cameras.count < Camera.maxCount else {
+                guard o.daemon.cameras.count < Camera.maxCount else {
                     throw UsageError(description: "--camera \(camera.name): at most \(Camera.maxCount) cameras can be configured")
                 }
-                o.cameras.append(camera)
-            case "--set": try parseSetting(try value(a), into: &o.configuration)
-            case "--serve": o.serve = true
-            case "--socket": o.socket = try value(a); o.serve = true
+                o.daemon.cameras.append(camera)
+            case "--set": try parseSetting(try value(a), into: &o.daemon.configuration)
+            case "--serve": o.daemon.serve = true
+            case "--socket": o.daemon.socket = try value(a); o.daemon.serve = true
             case "--socket-mode":
                 let v = try value(a)
                 guard let mode = UInt32(v, radix: 8), mode <= 0o777 else {
                     throw UsageError(description: "--socket-mode \(v): expected an octal file mode such as 0660")
                 }
-                o.socketMode = mode
-            case "--samples-group": o.samplesGroup = try value(a)
-            case "--client-timeout": o.clientTimeout = try positive(a, try value(a))
-            case "--speed": o.speed = try positive(a, try value(a))
+                o.daemon.socketMode = mode
+            case "--samples-group": o.daemon.samplesGroup = try value(a)
+            case "--client-timeout": o.daemon.clientTimeout = try positive(a, try value(a))
+            case "--speed": o.daemon.speed = try positive(a, try value(a))
             case "--verbose": o.verbose = true
-            case "--full-rate": o.fullRate = true
+            case "--full-rate": o.daemon.fullRate = true
             case "--version": o.version = true
             case "-h", "--help": o.help = true
             default: throw UsageError(description: "unknown option \(a); see --help")
             }
             i += 1
         }
-        if let problem = o.configuration.validate() { throw UsageError(description: "--set: \(problem)") }
+        if let problem = o.daemon.configuration.validate() { throw UsageError(description: "--set: \(problem)") }
         try checkCombination(o, given: given)
         return o
     }
@@ -158,22 +142,22 @@ struct Options {
             }
         }
         let serveOnly = ["--socket-mode", "--samples-group", "--client-timeout"]
-        if o.list {
+        if o.daemon.list {
             try refuse(["--replay", "--print", "--record", "--serve", "--socket", "--always", "--realtime", "--speed",
                         "--set", "--full-rate"] + serveOnly,
                        "cannot be combined with --list, which only lists the sensors and cameras and exits")
-        } else if o.replay != nil {
+        } else if o.daemon.replay != nil {
             try refuse(["--record"], "records the live sensor and cannot be combined with --replay (the trace is already a recording)")
             try refuse(["--rate", "--always"], "applies to the live sensor, not to --replay")
-            if !o.serve {
+            if !o.daemon.serve {
                 try refuse(serveOnly, "applies only when serving (--serve or --socket)")
-                if !o.realtime { try refuse(["--speed"], "paces a replay: add --realtime or --serve") }
+                if !o.daemon.realtime { try refuse(["--speed"], "paces a replay: add --realtime or --serve") }
             }
         } else {
             try refuse(["--realtime", "--speed"], "applies only to --replay")
-            if o.serve {
+            if o.daemon.serve {
                 try refuse(["--record"], "cannot be combined with serving; run rotationd --record FILE on its own (the service samples only while a client is connected)")
-            } else if o.print || o.record != nil {
+            } else if o.daemon.print || o.daemon.record != nil {
                 try refuse(["--always"] + serveOnly, "applies only when serving (--serve or --socket); --print and --record sample all the time")
             }
         }

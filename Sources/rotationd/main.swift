@@ -1,5 +1,6 @@
 import Glibc
-import RotationEngine
+import RotationDaemon
+import RotationProtocol
 import RotationSensors
 import RotationService
 
@@ -20,4 +21,13 @@ do {
     OutputStreamFD.standardError.write("rotationd: \(error)\n")
     exit(2)
 }
-exit(Daemon(options: options).run())
+if options.help {
+    OutputStreamFD.standardOutput.write(Options.usage + "\n")
+    exit(0)
+}
+if options.verbose { Log.minimumLevel = .debug }
+if options.version {
+    OutputStreamFD.standardOutput.write("\(ServiceVersion.name) \(ServiceVersion.current)\n")
+    exit(0)
+}
+exit(Daemon(options: options.daemon).run())

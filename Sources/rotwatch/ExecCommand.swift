@@ -1,6 +1,6 @@
 import Glibc
 import RotationClient
-import RotationEngine
+import RotationProtocol
 
 /// The names display programs give the turn that keeps the screen's content upright at a rotation, handed to
 /// the `--exec` command in its environment.

@@ -1,6 +1,6 @@
 import Glibc
 import RotationClient
-import RotationEngine
+import RotationProtocol
 
 let usage = """
 usage: rotwatch [--json] [--once] [--socket PATH] [--version]

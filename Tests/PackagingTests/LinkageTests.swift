@@ -13,7 +13,7 @@ struct LinkageTests {
         // The static release build carries the code itself: no Foundation type or function may be in it.
         let symbols = try Command.output("nm", [PackagePaths.release(command)])
         let foundation = symbols.split(separator: "\n").filter { $0.contains("$s10Foundation") || $0.contains("$s20FoundationEssentials") }
-        #expect(symbols.contains("$s14RotationEngine"))
+        #expect(symbols.contains("$s16RotationProtocol"))
         #expect(foundation.isEmpty, "\(command) (release) holds Foundation symbols: \(foundation.prefix(5))")
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import RotationEngine
+import RotationProtocol
 
 /// A camera object on the wire: the members a found camera carries, and what a client accepts.
 @Suite("Camera objects")

@@ -1,4 +1,5 @@
 @testable import RotationEngine
+import RotationProtocol
 
 /// Builds synthetic recordings of a convertible for the posture tests: the base turned about the hinge by
 /// `baseTilt` (0 lying face up), the panels `hinge` degrees apart, and the hinge itself tilted `hingeTilt`

@@ -1,5 +1,6 @@
 import Testing
 @testable import RotationEngine
+import RotationProtocol
 
 /// A gyroscope whose readings the accelerometer does not bear out must never make a rotation wrong, and is
 /// dropped once the engine can tell.

@@ -1,5 +1,6 @@
 import Testing
 @testable import RotationEngine
+import RotationProtocol
 
 /// iio-sensor-proxy's orientation test vectors: 1 g reads 256 counts, scaled to m/s² by 9.81/256.
 @Suite("iio-sensor-proxy test vectors")

@@ -1,5 +1,6 @@
 import Testing
 @testable import RotationEngine
+import RotationProtocol
 
 /// The postures an estimate went through once it had one, each once, in order, with the time each began.
 private func postures(_ samples: [Sample]) -> [(time: Double, posture: Posture?)] {

@@ -1,5 +1,6 @@
 import Testing
 @testable import RotationEngine
+import RotationProtocol
 
 @Suite("Sample rates")
 struct SampleRateTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import RotationEngine
+import RotationProtocol
 
 /// The sampling policy: slow while the device is still, the full rate from the first reading that departs.
 @Suite("Sampling policy")

@@ -1,4 +1,5 @@
 @testable import RotationEngine
+import RotationProtocol
 
 /// Builds synthetic recordings for the engine tests: a device held at a clockwise angle and an elevation,
 /// turned, tilted, shaken or left alone, sampled at any rate with jitter, dropped samples and noise.

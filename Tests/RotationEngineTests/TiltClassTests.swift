@@ -1,5 +1,6 @@
 import Testing
 @testable import RotationEngine
+import RotationProtocol
 
 @Suite("Tilt classes")
 struct TiltClassTests {

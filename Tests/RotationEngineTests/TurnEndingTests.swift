@@ -1,5 +1,6 @@
 import Testing
 @testable import RotationEngine
+import RotationProtocol
 
 /// The `turnEnding` rule: a turn the gyroscope reads braking to rest inside the new quadrant is published at
 /// that sample, before it settles.

@@ -1,5 +1,5 @@
 import Foundation
-import RotationEngine
+import RotationProtocol
 @testable import RotationSensors
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import RotationEngine
+import RotationProtocol
 @testable import RotationSensors
 import Testing
 

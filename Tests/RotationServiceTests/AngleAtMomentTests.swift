@@ -1,6 +1,6 @@
 import Foundation
 import RotationClient
-import RotationEngine
+import RotationProtocol
 import Testing
 
 /// "The capture angle of camera C at time T": the client's history of the states it received.

@@ -1,5 +1,6 @@
 import Foundation
 import RotationEngine
+import RotationProtocol
 import RotationService
 import Testing
 

@@ -1,5 +1,5 @@
 import RotationClient
-import RotationEngine
+import RotationProtocol
 import Testing
 
 /// What the Swift client gives a program about a convertible: the posture, the hinge, each camera's direction

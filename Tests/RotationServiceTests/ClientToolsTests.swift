@@ -1,6 +1,6 @@
 import Foundation
 import RotationClient
-import RotationEngine
+import RotationProtocol
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-import RotationEngine
+import RotationProtocol
 import Testing
 
 /// The wire protocol's message types, checked against `Docs/protocol.md` and against hostile input.

@@ -1,5 +1,5 @@
 import Foundation
-import RotationEngine
+import RotationProtocol
 import Testing
 
 /// rotwatch shows each camera's device, and a new camera list when one is plugged in or out.

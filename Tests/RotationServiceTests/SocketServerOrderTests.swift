@@ -1,5 +1,5 @@
 import Foundation
-import RotationEngine
+import RotationProtocol
 import RotationService
 import Testing
 #if canImport(Glibc)

@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// The rules of `DecisionRule`, one function each, in the order the engine applies them.
 extension Decision {
     /// A measured turn about the screen's axis that bears a change out near flat, degrees.

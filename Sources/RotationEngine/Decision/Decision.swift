@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// The engine's last stage: the published state's flat flag, tilt class and rotation, decided from the
 /// estimate in force by the named rules of `DecisionRule` (one function each, in `Decision+Rules.swift`).
 ///

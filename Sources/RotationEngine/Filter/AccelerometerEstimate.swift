@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// The accelerometer's own estimate of gravity, and, while the fused estimate decides, the accelerometer-only
 /// path's own view of the turn: the state that path would have had all along, to veto a fused decision, to
 /// take over when the accelerometer settles where the fused estimate does not go, and to decide from once the

@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// Estimates the direction of gravity from the accelerometer alone, with a first-order low-pass filter.
 ///
 /// The filter's weight for each sample follows from the time since the previous one, so its time constant is

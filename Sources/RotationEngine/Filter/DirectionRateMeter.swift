@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// Measures how fast a direction turns, from successive vectors alone: here, the accelerometer's gravity
 /// estimate, as a check on the gyroscope that does not depend on it.
 ///

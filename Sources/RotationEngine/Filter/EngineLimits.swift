@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// The configured angles and times turned into the sines, cosines and gains the per-sample tests compare
 /// against, computed once so that a sample costs no trigonometry beyond the turn rate's arctangent.
 struct EngineLimits: Sendable {

@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// The gyroscope-fused estimate of gravity, with everything the fused path keeps: the estimate itself
 /// (`GyroGravityEstimator`), the check that the gyroscope measures what the accelerometer sees
 /// (`GyroscopeCheck`), reacquiring after a gap in the readings, and the turn about the screen's axis since the

@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// Tracks the direction of gravity by integrating the gyroscope, corrected slowly towards the accelerometer.
 ///
 /// A complementary filter in the style of Mahony's: the gyroscope turns the estimate as the device turns,

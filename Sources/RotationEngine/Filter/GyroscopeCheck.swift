@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// Checks the gyroscope against the accelerometer, and finds it wrong when the two disagree.
 ///
 /// A gyroscope is trusted only as far as the accelerometer bears it out: a wrong scale attribute (raw counts

@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// The engine's first stage: which samples it takes, when every stage starts afresh, and whether a reading is
 /// motion rather than gravity.
 ///

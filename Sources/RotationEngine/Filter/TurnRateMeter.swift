@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// Measures how fast the device turns in the screen plane, and since when it has been turning slowly.
 ///
 /// The rate is the signed change of the in-plane gravity angle between successive samples over the time

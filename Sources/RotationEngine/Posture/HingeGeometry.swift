@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// The angle between a convertible's panels from what its two accelerometers read.
 ///
 /// Both frames have x along the hinge, and opened flat the base's frame is the display's. The display's frame is

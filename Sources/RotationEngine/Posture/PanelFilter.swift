@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// One panel's accelerometer, smoothed, and whether its latest reading is gravity alone.
 ///
 /// A reading whose length strays from what the part reads at rest is acceleration: the device is carried, shaken

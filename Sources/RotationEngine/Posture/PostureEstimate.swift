@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// Decides how a convertible is folded from the sources it has, most trusted first: a hinge sensor, the display
 /// and base accelerometers together, the tablet-mode and lid switches.
 ///

@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// The optional column groups a trace carries after `t,x,y,z`.
 public struct TraceColumns: OptionSet, Sendable, Hashable {
     /// The option set's bits.

@@ -1,3 +1,5 @@
+import RotationProtocol
+
 /// What is wrong with one line of a trace, and where.
 public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The 1-based line number in the file.

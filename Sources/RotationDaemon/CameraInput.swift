@@ -1,5 +1,5 @@
 import RotationCameras
-import RotationEngine
+import RotationProtocol
 import RotationSensors
 import RotationService
 import Synchronization
@@ -58,7 +58,7 @@ final class CameraInput: @unchecked Sendable {
 
     /// `rotationd --list`'s camera part: every camera as it would be published, then the nodes that are not
     /// cameras and why.
-    static func list(_ options: Options) -> String {
+    static func list(_ options: DaemonOptions) -> String {
         let inventory = CameraDiscovery.scan()
         var roster = CameraRoster(configured: options.cameras)
         let (listed, left) = roster.list(inventory.cameras)

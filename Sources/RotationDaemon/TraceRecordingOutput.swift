@@ -1,4 +1,4 @@
-import RotationEngine
+import RotationProtocol
 import RotationSensors
 import RotationService
 

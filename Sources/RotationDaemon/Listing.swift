@@ -1,0 +1,93 @@
+import Glibc
+import RotationEngine
+import RotationSensors
+import RotationService
+import Synchronization
+
+/// `rotationd --list`: every sensor and every camera found, and what would be used.
+enum Listing {
+    /// `rotationd --list`: prints every sensor and every camera found, and what would be used; 0 even when
+    /// none is found.
+    static func run(_ options: DaemonOptions) -> Int32 {
+        let out = OutputStreamFD.standardOutput
+        out.write(sensorListing(options))
+        out.write(CameraInput.list(options))
+        return 0
+    }
+
+    private static func sensorListing(_ options: DaemonOptions) -> String {
+        let inventory: SensorInventory
+        do { inventory = try SensorDiscovery.scan(rate: options.rate) } catch {
+            Log.error(error.description)
+            return "no sensors: \(error)\n"
+        }
+        if inventory.accelerometers.isEmpty && inventory.gyroscopes.isEmpty && inventory.rejected.isEmpty {
+            return "no sensors found: looked for \(SensorDiscovery.lookingFor), and anglvel_x/y/z for a gyroscope\n"
+        }
+        var text = ""
+        for s in inventory.accelerometers + inventory.gyroscopes {
+            var role: String
+            if s.kind == .accelerometer {
+                role = s.id == inventory.display?.id ? "display accelerometer, fed to the engine"
+                    : (s.location == .base ? (s.id == inventory.base?.id ? "base accelerometer, read for the posture" : "second base accelerometer, not used")
+                       : "second display accelerometer, not used")
+            } else {
+                role = s.id == inventory.gyroscope?.id && !options.noGyro ? "gyroscope, fused with the display accelerometer"
+                    : "gyroscope, not used"
+            }
+            text += s.listing + "\n  role: \(role)\n"
+            if s.kind == .accelerometer && s.id == inventory.display?.id {
+                text += "  at rest: \(atRest(options))\n"
+            }
+        }
+        for r in inventory.rejected {
+            text += "\(r.id): \(r.kind.rawValue), cannot be used: \(r.error)\n"
+        }
+        text += "posture: " + postureSources(inventory) + "\n"
+        return text
+    }
+
+    /// The posture's sources found, and the one used: `Docs/posture.md`, "Sources, most trusted first".
+    static func postureSources(_ inventory: SensorInventory) -> String {
+        guard let display = inventory.display, let base = inventory.base else {
+            return "none found (no hinge sensor, no base accelerometer beside a display one): published as null"
+        }
+        return "from the display and base accelerometers together (\(display.id) and \(base.id)), used; no hinge sensor, "
+            + "and the tablet-mode and lid switches are not read"
+    }
+
+    /// How long `--list` samples the display accelerometer to learn what 1 g reads.
+    static let listSamplingTime = 3.0
+
+    /// Samples the display accelerometer until the engine has seen a second of stillness (at most
+    /// `listSamplingTime`), and says what 1 g reads and whether the scale is right.
+    static func atRest(_ options: DaemonOptions) -> String {
+        var config = SensorSource.Configuration()
+        config.rate = options.rate
+        config.gyroscope = false
+        let source = SensorSource(configuration: config)
+        let engine = Mutex(OrientationEngine(configuration: options.configuration))
+        let samples = Atomic<Int>(0)
+        source.start(onSample: { sample in
+            engine.withLock { _ = $0.process(sample) }
+            samples.add(1, ordering: .relaxed)
+        }, onStatus: { _, _ in })
+        let deadline = MonotonicClock.now() + listSamplingTime
+        var diagnosis: ScaleDiagnosis?
+        while MonotonicClock.now() < deadline {
+            var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
+            nanosleep(&pause, nil)
+            if let sensor = source.sensor {
+                let learned = engine.withLock { $0.learnedGravity }
+                diagnosis = ScaleDiagnosis(sensor: sensor, learned: learned, gravity: options.configuration.gravity)
+                if diagnosis != nil { break }
+            }
+        }
+        source.stop()
+        if let diagnosis { return diagnosis.description }
+        let count = samples.load(ordering: .relaxed)
+        if count == 0 { return "no sample could be read within \(Int(listSamplingTime)) s (see the messages above)" }
+        return "not still for a second within \(Int(listSamplingTime)) s (\(count) samples), so what 1 g reads is not known; hold the device still and run --list again"
+    }
+
+}
