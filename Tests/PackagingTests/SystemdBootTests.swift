@@ -52,7 +52,7 @@ struct SystemdBootTests {
         let began = Date()
         let box = try BootedContainer(package: package.path,
                                       binds: [(dropIns, "/etc/systemd/system/rotationd.service.d"),
-                                              (PackagePaths.source("Tests/fixtures"), "/run/rotationd-fixtures")],
+                                              (PackagePaths.source("Tests"), "/run/rotationd-tests")],
                                       presets: Self.presets)
         defer {
             #expect(box.shutDown(), "systemd-nspawn did not end")
@@ -108,7 +108,7 @@ struct SystemdBootTests {
             ["feed", "/dev/iio:device0", "<hhhxxq", [8, 521, -67], 50],
             ["wait-file", Self.control + "/release", "1", 60],
         ]
-        let driver = try box.start(["/usr/bin/python3", "/run/rotationd-fixtures/umockdev-driver.py", "--device", "buffered.umockdev",
+        let driver = try box.start(["/usr/bin/python3", "/run/rotationd-tests/fixtures/umockdev-driver.py", "--device", "buffered.umockdev",
                                     "--actions", String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self),
                                     "--", "/bin/true"],
                                    stdout: scratch.path("driver.out"), stderr: scratch.path("driver.err"), timeout: 150)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The emulated kernel refuses what the real one refuses (`Tests/fixtures/iio-kernel.c`), so the sensor tests
+/// The emulated kernel refuses what the real one refuses (`Tests/Testbed/kernel/iio-kernel.c`), so the sensor tests
 /// fail the way a device does. Writes go through libiio as rotationd's do (`Tests/fixtures/iio-write.py`).
 @Suite("The test bed's kernel refuses writes as the IIO core and the drivers do")
 struct KernelRulesTests {

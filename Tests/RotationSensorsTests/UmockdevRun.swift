@@ -20,7 +20,7 @@ struct UmockdevRun {
         var stdout: [String]
         var stderr: [String]
         /// Every write to an emulated sysfs attribute and how the kernel answered it, as `iio:device0 FILE "VALUE"
-        /// ok` or `... EINVAL why` (Tests/fixtures/iio-kernel.c).
+        /// ok` or `... EINVAL why` (Tests/Testbed/kernel/iio-kernel.c).
         var kernel: [String] = []
         /// Every raw read that slept in the emulated driver, as `iio:device0 in_accel_y_raw slept 3.6 ms at T`
         /// (T the CLOCK_MONOTONIC time it ended, s).
@@ -131,7 +131,7 @@ struct UmockdevRun {
     /// Runs `rotationd ARGS` with the given devices and steps (see the driver's usage text).
     ///
     /// - Parameters:
-    ///   - rules: rules of the emulated kernel (`Tests/fixtures/iio-kernel.c`) added to the devices' own.
+    ///   - rules: rules of the emulated kernel (`Tests/Testbed/kernel/iio-kernel.c`) added to the devices' own.
     ///   - user: `USER:GROUP` to run rotationd as that unprivileged user (the driver's `--user`), or nil for root.
     ///   - environment: variables added to rotationd's environment (and the driver's).
     ///   - program: another program to run instead of rotationd.
