@@ -3,6 +3,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// The package under the real systemd: booted as PID 1 in a container (`BootedContainer`), checked through the
 /// container's own systemctl and journalctl and with the packaged rotwatch as the client.
@@ -91,25 +92,27 @@ struct SystemdBootTests {
         try box.output(["mkdir", "-p", Self.control])
         try box.output(["sh", "-c", "echo 0 > \(Self.control)/turn && echo 0 > \(Self.control)/release"])
         let grants = try ServiceUserTests.RuleGrants(rules: String(contentsOfFile: package.path("usr/lib/udev/rules.d/60-rotationd.rules"), encoding: .utf8))
-        let steps: [[Any]] = [
+        let steps: [Step] = [
             // The testbed's sysfs where the kernel's would be (the machine has no IIO bus), and its node, a
             // pseudo-terminal, at the node's place.
-            ["exec", ["mount", "--bind", "{root}/sys/bus", "/sys/bus"]],
-            ["exec", ["mount", "--bind", "{root}/sys/devices/platform", "/sys/devices/platform"]],
-            ["exec", ["cp", "--no-dereference", "{root}/dev/iio:device0", "/dev/iio:device0"]],
+            .exec(["mount", "--bind", "{root}/sys/bus", "/sys/bus"]),
+            .exec(["mount", "--bind", "{root}/sys/devices/platform", "/sys/devices/platform"]),
+            .exec(["cp", "--no-dereference", "{root}/dev/iio:device0", "/dev/iio:device0"]),
             // A value the service does not choose, to see its own write land.
-            ["set", "iio:device0", ["sampling_frequency": 200]],
+            .set("iio:device0", ["sampling_frequency": 200]),
             // What udev does with the packaged rule: the node's group and mode, and rotationd-access on the device.
-            ["chown", "dev/iio:device0", "root:" + grants.group], ["chmod", "dev/iio:device0", grants.mode],
-            ["exec", grants.iioRun.map { $0 == "%S%p" ? Self.device : $0 }],
-            ["feed", "/dev/iio:device0", "<hhhxxq", [523, 13, 5], 50],
-            ["exec", ["touch", Self.control + "/ready"]],
-            ["wait-file", Self.control + "/turn", "1", 60],
-            ["feed", "/dev/iio:device0", "<hhhxxq", [8, 521, -67], 50],
-            ["wait-file", Self.control + "/release", "1", 60],
+            .chown("dev/iio:device0", "root:" + grants.group), .chmod("dev/iio:device0", grants.mode),
+            .exec(grants.iioRun.map { $0 == "%S%p" ? Self.device : $0 }),
+            .feed("/dev/iio:device0", format: "<hhhxxq", values: [523, 13, 5], hz: 50),
+            .exec(["touch", Self.control + "/ready"]),
+            .waitFile(Self.control + "/turn", "1", within: 60),
+            .feed("/dev/iio:device0", format: "<hhhxxq", values: [8, 521, -67], hz: 50),
+            .waitFile(Self.control + "/release", "1", within: 60),
         ]
-        let driver = try box.start(["/usr/bin/python3", "/run/rotationd-tests/fixtures/umockdev-driver.py", "--device", "buffered.umockdev",
-                                    "--actions", String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self),
+        // The package's Tests directory is at /run/rotationd-tests in the container.
+        let driverInBox = "/run/rotationd-tests/" + Testbed.driverPath.dropFirst("Tests/".count)
+        let driver = try box.start(["/usr/bin/python3", driverInBox, "--device", "buffered.umockdev",
+                                    "--actions", Testbed.actions(steps),
                                     "--", "/bin/true"],
                                    stdout: scratch.path("driver.out"), stderr: scratch.path("driver.err"), timeout: 150)
         try #require(s.waitUntil(timeout: 20) { try box.run(["test", "-e", Self.control + "/ready"]).status == 0 || !driver.isRunning },

@@ -2,6 +2,7 @@ import Foundation
 import RotationEngine
 import RotationSensors
 import Testing
+import TestSupport
 
 /// The zoo's parts watching for motion themselves while the device is still: each driver's event armed from the
 /// files its kernel source creates (`Tests/fixtures/zoo/*.umockdev`), raised by the emulated hardware in the
@@ -21,7 +22,7 @@ extension DriverZooTests {
         var length = 0.0
 
         init(holds: [Double]) throws {
-            let csv = try String(contentsOf: UmockdevRun.fixtures.appendingPathComponent("zoo/four-poses.csv"), encoding: .utf8)
+            let csv = try String(contentsOf: Testbed.fixtures.appendingPathComponent("zoo/four-poses.csv"), encoding: .utf8)
             let lines = csv.split(separator: "\n")
             let rows = lines.dropFirst().map { line -> (Double, Substring) in
                 let comma = line.firstIndex(of: ",")!
@@ -73,7 +74,7 @@ extension DriverZooTests {
         var restore: [String: [String: String]]
 
         init(_ name: String) throws {
-            let url = UmockdevRun.fixtures.appendingPathComponent("zoo/\(name).json")
+            let url = Testbed.fixtures.appendingPathComponent("zoo/\(name).json")
             let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
             let devices = try #require(spec["devices"] as? [String: Any])
             let device = devices["iio:device0"].flatMap { ($0 as? [[String: Any]])?.first ?? $0 as? [String: Any] }
@@ -84,20 +85,20 @@ extension DriverZooTests {
         }
 
         /// The steps checking every file is put back.
-        var restoreSteps: [[Any]] {
+        var restoreSteps: [Step] {
             restore.flatMap { device, files in
-                files.map { ["expect-file", "sys/bus/iio/devices/\(device)/\($0.key)", $0.value] as [Any] }
+                files.map { Step.expectFile("sys/bus/iio/devices/\(device)/\($0.key)", $0.value) }
             }
         }
     }
 
     /// When a run's `rotation` was first published after `after` (monotonic s), or nil.
-    static func published(_ r: UmockdevRun.Result, rotation: Int, after: Double) -> Double? {
+    static func published(_ r: Testbed.Result, rotation: Int, after: Double) -> Double? {
         r.events.first { ($0["t"] as? Double ?? 0) > after && $0["rotation"] as? Int == rotation }?["t"] as? Double
     }
 
     /// The monotonic time the trace started playing.
-    static func playStart(_ r: UmockdevRun.Result) -> Double {
+    static func playStart(_ r: Testbed.Result) -> Double {
         r.printed("play: started at ") ?? .nan
     }
 
@@ -108,11 +109,11 @@ extension DriverZooTests {
         let trace = try PosesTrace(holds: [12, 6])
         let file = try trace.write()
         defer { try? FileManager.default.removeItem(at: file) }
-        var steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
-                              ["wait-file", "sys/bus/iio/devices/iio:device0/\(fixture.enables[0])", "1", 10],
-                              ["asleep", "rotationd-iio", 3], ["wait", "\"rotation\":90,", 15], ["stop"]]
+        var steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: 15)),
+                              .waitFile("sys/bus/iio/devices/iio:device0/\(fixture.enables[0])", "1", within: 10),
+                              .asleep(thread: "rotationd-iio", seconds: 3), .wait(.stdout("\"rotation\":90,", within: 15)), .stop]
         steps += fixture.restoreSteps
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
@@ -130,13 +131,13 @@ extension DriverZooTests {
     /// Runs `rotationd --print` on `driver` while a trace holds the device upright `holds[0]` s, turns it a quarter
     /// and holds it `holds[1]` s, until the turn is published; then stops it and reads back what `fixture` restores.
     static func holdTurnHold(_ driver: String, _ fixture: MotionFixture, holds: [Double]) async throws
-        -> (UmockdevRun.Result, PosesTrace) {
+        -> (Testbed.Result, PosesTrace) {
         let trace = try PosesTrace(holds: holds)
         let file = try trace.write()
         defer { try? FileManager.default.removeItem(at: file) }
-        let steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
-                              ["wait", "\"rotation\":90,", 15], ["stop"]] + fixture.restoreSteps
-        return (try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"]), trace)
+        let steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: 15)),
+                              .wait(.stdout("\"rotation\":90,", within: 15)), .stop] + fixture.restoreSteps
+        return (try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"]), trace)
     }
 
     @Test("a part whose driver registered no trigger or buffer (no interrupt line) has event files that can never fire: they are left alone, with one line saying so, and the part is read at the still pace, so the turn after a still spell comes as fast as before",
@@ -160,7 +161,7 @@ extension DriverZooTests {
         let fixture = try MotionFixture(driver)
         // The highest choice of the driver's table (the fixture's "values-up" rule), and how many of its periods a
         // raw read sleeps ("raw-periods").
-        let url = UmockdevRun.fixtures.appendingPathComponent("zoo/\(driver).json")
+        let url = Testbed.fixtures.appendingPathComponent("zoo/\(driver).json")
         let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let rules: [[String]] = try #require(spec["rules"] as? [String]).map { $0.split(separator: " ").map(String.init) }
         let table = try #require(rules.first { $0.starts(with: ["values-up", "iio:device0", "sampling_frequency"]) })
@@ -219,10 +220,10 @@ extension DriverZooTests {
         let trace = try PosesTrace(holds: [6, 16, 5])
         let file = try trace.write()
         defer { try? FileManager.default.removeItem(at: file) }
-        let steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
-                              ["wait", "\"rotation\":90,", 25], ["wait", "\"rotation\":180,", 25], ["stop"]]
+        let steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: 15)),
+                              .wait(.stdout("\"rotation\":90,", within: 25)), .wait(.stdout("\"rotation\":180,", within: 25)), .stop]
             + fixture.restoreSteps
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90, 180], "\(r.transcript)")
         let said = r.stderr.filter { $0.contains("did not report it") }

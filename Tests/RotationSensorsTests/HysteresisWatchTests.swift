@@ -2,19 +2,20 @@ import Foundation
 import RotationEngine
 import RotationSensors
 import Testing
+import TestSupport
 
 /// A HID sensor hub while the device is still: one that honours `in_accel_hysteresis` reports nothing until the
 /// device moves (`HysteresisWatch`); one that ignores it is found out and read at the still pace as before.
 extension DriverZooTests {
     /// The steps checking that every file the sidecar lists under `expect.restore` is put back.
-    static func restoreSteps(_ fixture: String) throws -> [[Any]] {
+    static func restoreSteps(_ fixture: String) throws -> [Step] {
         try Expectation(fixture: fixture).restore.flatMap { device, files in
-            files.map { ["expect-file", "sys/bus/iio/devices/\(device)/\($0.key)", $0.value] as [Any] }
+            files.map { Step.expectFile("sys/bus/iio/devices/\(device)/\($0.key)", $0.value) }
         }
     }
 
     /// The writes of `value` to the display accelerometer's hysteresis in the kernel's log of `r`.
-    static func hysteresisWrites(_ r: UmockdevRun.Result, _ value: String) -> Int {
+    static func hysteresisWrites(_ r: Testbed.Result, _ value: String) -> Int {
         r.kernel.filter { $0.contains("iio:device0 in_accel_hysteresis \"\(value)\"") }.count
     }
 
@@ -24,11 +25,11 @@ extension DriverZooTests {
         let trace = try PosesTrace(holds: [12, 6])
         let file = try trace.write()
         defer { try? FileManager.default.removeItem(at: file) }
-        let steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
-                              ["wait-file", "sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.050000", 10],
-                              ["asleep", "rotationd-iio", 3], ["wait", "\"rotation\":90,", 15], ["sleep", 2], ["stop"]]
+        let steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: 15)),
+                              .waitFile("sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.050000", within: 10),
+                              .asleep(thread: "rotationd-iio", seconds: 3), .wait(.stdout("\"rotation\":90,", within: 15)), .sleep(2), .stop]
             + (try Self.restoreSteps(driver))
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--verbose"])
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
@@ -47,13 +48,13 @@ extension DriverZooTests {
         let trace = try PosesTrace(holds: [6, 6])
         let file = try trace.write()
         defer { try? FileManager.default.removeItem(at: file) }
-        let steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
-                              ["wait-err", "ignores the hysteresis", 10],
-                              ["wait-file", "sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.000000", 5],
-                              ["wait-err", "the device is still: reading it at", 5],
-                              ["wait", "\"rotation\":90,", 15], ["sleep", 2], ["stop"]]
+        let steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: 15)),
+                              .wait(.stderr("ignores the hysteresis", within: 10)),
+                              .waitFile("sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.000000", within: 5),
+                              .wait(.stderr("the device is still: reading it at", within: 5)),
+                              .wait(.stdout("\"rotation\":90,", within: 15)), .sleep(2), .stop]
             + (try Self.restoreSteps(driver))
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--verbose"])
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         let said = r.stderr.filter { $0.contains("ignores the hysteresis") }
         #expect(said.count == 1 && said[0].hasPrefix("rotationd: info: iio:device0 (accel_3d)"), "\(r.transcript)")

@@ -1,14 +1,15 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The emulated kernel refuses what the real one refuses (`Tests/Testbed/kernel/iio-kernel.c`), so the sensor tests
 /// fail the way a device does. Writes go through libiio as rotationd's do (`Tests/fixtures/iio-write.py`).
 @Suite("The test bed's kernel refuses writes as the IIO core and the drivers do")
 struct KernelRulesTests {
     /// Writes each (device, file, value) in order through libiio, as the program under test.
-    static func attrs(_ fixture: String, _ writes: [(String, String, String)], then steps: [[Any]] = []) async throws -> UmockdevRun.Result {
-        try await UmockdevRun.run(devices: [fixture], steps: [["start"], ["exit", 20]] + steps,
-                            arguments: [UmockdevRun.fixtures.appendingPathComponent("iio-write.py").path]
+    static func attrs(_ fixture: String, _ writes: [(String, String, String)], then steps: [Step] = []) async throws -> Testbed.Result {
+        try await Testbed.run(devices: [fixture], steps: [.start, .exit(within: 20)] + steps,
+                            arguments: [Testbed.fixtures.appendingPathComponent("iio-write.py").path]
                                 + writes.flatMap { [$0.0, $0.1, $0.2] },
                             program: "/usr/bin/python3")
     }
@@ -25,8 +26,8 @@ struct KernelRulesTests {
             ("iio:device0", "buffer/length", "32"),
             ("iio:device0", "buffer/watermark", "8"),
             ("iio:device0", "scan_elements/in_accel_y_en", "1"),
-        ], then: [["expect-file", "sys/bus/iio/devices/iio:device0/buffer/length", "16"],
-                  ["expect-file", "sys/bus/iio/devices/iio:device0/buffer/watermark", "13"]])
+        ], then: [.expectFile("sys/bus/iio/devices/iio:device0/buffer/length", "16"),
+                  .expectFile("sys/bus/iio/devices/iio:device0/buffer/watermark", "13")])
         #expect(r.failure == nil, "\(r.transcript)")
         // libiio hands the errno to its caller.
         #expect(r.stdout.prefix(2) == ["iio:device0 buffer/watermark 13: EINVAL", "iio:device0 buffer/enable 1: EINVAL"], "\(r.stdout)")
@@ -48,7 +49,7 @@ struct KernelRulesTests {
         let r = try await Self.attrs("zoo/bmc150-dual.umockdev", [
             ("iio:device0", "in_accel_sampling_frequency", "50"),
             ("iio:device0", "in_accel_sampling_frequency", "62.5"),
-        ], then: [["expect-file", "sys/bus/iio/devices/iio:device0/in_accel_sampling_frequency", "62.500000"]])
+        ], then: [.expectFile("sys/bus/iio/devices/iio:device0/in_accel_sampling_frequency", "62.500000")])
         #expect(r.failure == nil, "\(r.transcript)")
         #expect(r.kernel == ["iio:device0 in_accel_sampling_frequency \"50\" EINVAL not in the driver's table",
                              "iio:device0 in_accel_sampling_frequency \"62.5\" ok"], "\(r.kernel)")
@@ -113,11 +114,11 @@ struct KernelRulesTests {
     /// 10.2 s, 0.45 s each) starts playing once the steps before the first wait are done (it prints "ready").
     /// Its waits end at a time into the trace, not after a time of their own, so a slow start or a slow step
     /// never moves a turn into the wrong wait; a step that comes too late says so, and fails the test.
-    static func events(_ fixture: String, _ steps: [String], then more: [[Any]] = []) async throws -> UmockdevRun.Result {
-        let play: [[Any]] = steps.contains { $0.hasPrefix("wait ") }
-            ? [["wait", "^ready$", 30], ["play", "zoo/four-poses.csv", 20]] : []
-        return try await UmockdevRun.run(devices: [fixture], steps: [["start"]] + play + [["exit", 30]] + more,
-                            arguments: [UmockdevRun.fixtures.appendingPathComponent("iio-events.py").path] + steps,
+    static func events(_ fixture: String, _ steps: [String], then more: [Step] = []) async throws -> Testbed.Result {
+        let play: [Step] = steps.contains { $0.hasPrefix("wait ") }
+            ? [.wait(.stdout("^ready$", within: 30)), .play("zoo/four-poses.csv", seconds: 20)] : []
+        return try await Testbed.run(devices: [fixture], steps: [.start] + play + [.exit(within: 30)] + more,
+                            arguments: [Testbed.fixtures.appendingPathComponent("iio-events.py").path] + steps,
                             program: "/usr/bin/python3")
     }
 
@@ -186,7 +187,7 @@ struct KernelRulesTests {
             ("iio:device0", "events/in_accel_mag_rising_value", "0.5"),
             ("iio:device0", "events/in_accel_mag_rising_en", "1"),
             ("iio:device0", "events/in_accel_mag_rising_value", "8.5"),
-        ], then: [["expect-file", "sys/bus/iio/devices/iio:device0/events/in_accel_mag_rising_value", "1.000000"]])
+        ], then: [.expectFile("sys/bus/iio/devices/iio:device0/events/in_accel_mag_rising_value", "1.000000")])
         #expect(bmi.failure == nil, "\(bmi.transcript)")
         #expect(bmi.kernel == [
             "iio:device0 events/in_accel_mag_rising_value \"0.5\" ok",
@@ -221,10 +222,10 @@ struct KernelRulesTests {
             os.close(first)
             os.close(attempt("after close"))
             """
-        let r = try await UmockdevRun.run(devices: ["zoo/hid-sensor.umockdev"], steps: [
-            ["set", "iio:device0", ["buffer/enable": "1"]],
-            ["feed", "/dev/iio:device0", "<hxxhxxhxxxxxxq", [0, -256, 0], 50],
-            ["start"], ["exit", 20],
+        let r = try await Testbed.run(devices: ["zoo/hid-sensor.umockdev"], steps: [
+            .set("iio:device0", ["buffer/enable": "1"]),
+            .feed("/dev/iio:device0", format: "<hxxhxxhxxxxxxq", values: [0, -256, 0], hz: 50),
+            .start, .exit(within: 20),
         ], arguments: ["-c", script], program: "/usr/bin/python3")
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(Array(r.stdout.prefix(3)) == ["first: ok", "second: EBUSY", "other process: EBUSY"], "\(r.transcript)")

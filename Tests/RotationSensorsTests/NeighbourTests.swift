@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// rotationd beside the other programs that read the same accelerometer on a desktop, on each driver of the zoo:
 /// a raw poller (rot8 and shell scripts read in_accel_*_raw) and iio-sensor-proxy itself (the real one, Debian's
@@ -37,7 +38,7 @@ struct NeighbourTests {
         /// The raw poller's reads (each attribute counting once), those that failed with EBUSY, and other failures.
         var poller: (reads: Int, busy: Int, other: Int)?
 
-        init(_ r: UmockdevRun.Result) throws {
+        init(_ r: Testbed.Result) throws {
             start = try #require(r.traceStart(before: NeighbourTests.turns[0]), "the trace never started, or was held after its first turn: \(r.transcript)")
             for line in r.stderr {
                 let words = line.split(separator: " ")
@@ -71,7 +72,7 @@ struct NeighbourTests {
         }
 
         /// For each turn, how long after it ended rotationd first published its rotation (nil: never).
-        func rotationdLatencies(_ r: UmockdevRun.Result) -> [Double?] {
+        func rotationdLatencies(_ r: Testbed.Result) -> [Double?] {
             zip(NeighbourTests.turns, NeighbourTests.poses).map { turn, pose in
                 r.events.first { ($0["t"] as? Double ?? 0) > start + turn && $0["rotation"] as? Int == pose.0 }
                     .flatMap { $0["t"] as? Double }.map { $0 - (start + turn + NeighbourTests.turnLength) }
@@ -92,7 +93,7 @@ struct NeighbourTests {
     }
 
     /// The devices whose buffer a neighbour enabled (iio-sensor-proxy enables an iio-buffer-accel's at its start).
-    static func neighbourBuffers(_ r: UmockdevRun.Result) -> Set<String> {
+    static func neighbourBuffers(_ r: Testbed.Result) -> Set<String> {
         let prefix = "neighbours-kernel: write "
         return Set(r.stderr.filter { $0.hasPrefix(prefix) && $0.hasSuffix(" buffer/enable \"1\" ok") }
             .compactMap { $0.dropFirst(prefix.count).split(separator: " ").first.map(String.init) })
@@ -101,7 +102,7 @@ struct NeighbourTests {
     /// rotationd's writes of "0" to the buffer/enable of a device whose buffer a neighbour enabled, while rotationd
     /// had not enabled it itself: another program's buffer stopped under it. (A "0" written to a buffer nobody
     /// enabled changes nothing, and is not counted.)
-    static func foreignDisables(_ r: UmockdevRun.Result) -> [String] {
+    static func foreignDisables(_ r: Testbed.Result) -> [String] {
         let theirs = neighbourBuffers(r)
         var mine = Set<String>(), out: [String] = []
         for line in r.kernel {
@@ -119,7 +120,7 @@ struct NeighbourTests {
     }
 
     /// The buffer/enable writes rotationd made, as "DEVICE VALUE" in order ("iio:device0 1").
-    static func bufferWrites(_ r: UmockdevRun.Result) -> [String] {
+    static func bufferWrites(_ r: Testbed.Result) -> [String] {
         r.kernel.compactMap { line in
             let words = line.split(separator: " ", maxSplits: 3)
             guard words.count >= 4, words[1] == "buffer/enable", words[3] == "ok" else { return nil }
@@ -130,16 +131,13 @@ struct NeighbourTests {
     @Test("each driver: a poller reading in_accel_*_raw every 0.5 s beside rotationd never meets EBUSY, and rotationd reports the four poses", arguments: drivers)
     func besideRawPoller(driver: String) async throws {
         let display = try DriverZooTests.Expectation(fixture: driver).display
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: [
-            ["raw-poller", display, 0.5],
-            ["start"],
-            ["play", "zoo/four-poses.csv", 25],
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: [
+            .rawPoller(display, interval: 0.5),
+            .start,
             // Upright until rotationd reports it, however late a loaded machine starts it.
-            ["hold-play"],
-            ["wait", "\"rotation\":0,", 10],
-            ["release-play"],
-            ["wait-play", Self.playedFor],
-            ["stop"],
+            .play("zoo/four-poses.csv", seconds: 25, holdUntil: .stdout("\"rotation\":0,", within: 10)),
+            .waitPlay(Self.playedFor),
+            .stop,
         ], arguments: ["--print"])
         let n = try Neighbourhood(r)
         let poller = try #require(n.poller, "the raw poller reported nothing: \(r.transcript)")
@@ -154,16 +152,16 @@ struct NeighbourTests {
 
     @Test("each driver: iio-sensor-proxy, claimed first, reports every pose within 1.5 s of its turn while rotationd joins and reports them within 0.3 s, and rotationd never disables the buffer iio-sensor-proxy enabled", arguments: drivers)
     func besideSensorProxy(driver: String) async throws {
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: [
-            ["sensor-proxy", 15],
-            ["play", "zoo/four-poses.csv", 25],
-            ["wait-proxy", "orientation changed: normal", 5],
-            ["hold-play"],
-            ["start"],
-            ["wait", "\"rotation\":0,", 10],
-            ["release-play"],
-            ["wait-play", Self.playedFor],
-            ["stop"],
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: [
+            .sensorProxy(within: 15),
+            .play("zoo/four-poses.csv", seconds: 25),
+            .wait(.proxy("orientation changed: normal", within: 5)),
+            .holdPlay,
+            .start,
+            .wait(.stdout("\"rotation\":0,", within: 10)),
+            .releasePlay,
+            .waitPlay(Self.playedFor),
+            .stop,
         ], arguments: ["--print"])
         let n = try Neighbourhood(r)
         let proxyLate = n.proxyLatencies, late = n.rotationdLatencies(r)

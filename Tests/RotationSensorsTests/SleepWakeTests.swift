@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A tablet turned while the system sleeps: the device is held upright and still until the service has settled
 /// (the still pace, a part's motion event armed), then the system is suspended for 3 s (`umockdev-driver.py`'s
@@ -18,20 +19,20 @@ struct SleepWakeTests {
     struct Part: CustomTestStringConvertible, Sendable {
         /// The fixture, `Tests/fixtures/zoo/NAME.umockdev`.
         var fixture: String
-        /// The `suspend` step's options, as JSON.
-        var options: String
+        /// The `suspend` step's options, but for the time the sleep starts.
+        var options: Suspend
         var testDescription: String
 
-        init(_ fixture: String, options: String = "{}", _ description: String? = nil) {
+        init(_ fixture: String, options: Suspend = Suspend(), _ description: String? = nil) {
             self.fixture = fixture
             self.options = options
             testDescription = description ?? fixture
         }
 
         /// The options as an object, with the time the sleep starts.
-        var suspendOptions: [String: Any] {
-            var o = (try? JSONSerialization.jsonObject(with: Data(options.utf8))) as? [String: Any] ?? [:]
-            o["at"] = SleepWakeTests.asleepAt
+        var suspendOptions: Suspend {
+            var o = options
+            o.at = SleepWakeTests.asleepAt
             return o
         }
     }
@@ -40,15 +41,15 @@ struct SleepWakeTests {
     /// polled part.
     static let parts: [Part] = [
         Part("bmc150-dual"), Part("kxcjk-1013"), Part("inv_mpu6050"), Part("st_lsm6dsx"),
-        Part("hid-sensor", options: #"{"hid": {"silent": 300}}"#, "hid-sensor (silent 300 ms)"),
-        Part("hid-sensor", options: #"{"hid": "wedged"}"#, "hid-sensor (wedged)"),
-        Part("mxc4005-noirq", options: #"{"powered": true}"#, "mxc4005-noirq (polled)"),
+        Part("hid-sensor", options: Suspend(hub: .silent(milliseconds: 300)), "hid-sensor (silent 300 ms)"),
+        Part("hid-sensor", options: Suspend(hub: .wedged), "hid-sensor (wedged)"),
+        Part("mxc4005-noirq", options: Suspend(powered: true), "mxc4005-noirq (polled)"),
     ]
 
     /// The parts with a motion event, which lose its configuration over the sleep: a slope interrupt (bmc150) and
     /// a wake-up function behind a part that powers off with its buffer (st_lsm6dsx).
     static let lostEvents: [Part] = ["bmc150-dual", "st_lsm6dsx"].map {
-        Part($0, options: #"{"events": "lost"}"#, "\($0) (events lost)")
+        Part($0, options: Suspend(events: .lost), "\($0) (events lost)")
     }
 
     /// When the sleep starts, s into the trace; how long it lasts; when the turn starts, and how long a quarter
@@ -64,7 +65,7 @@ struct SleepWakeTests {
 
     /// The enable file of the display accelerometer's motion event, if the fixture describes one.
     static func eventEnable(_ fixture: String) throws -> String? {
-        let url = UmockdevRun.fixtures.appendingPathComponent("zoo/\(fixture).json")
+        let url = Testbed.fixtures.appendingPathComponent("zoo/\(fixture).json")
         let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let devices = try #require(spec["devices"] as? [String: Any])
         let device = devices["iio:device0"].flatMap { ($0 as? [[String: Any]])?.first ?? $0 as? [String: Any] }
@@ -72,7 +73,7 @@ struct SleepWakeTests {
     }
 
     /// When `rotation` was first published after `after` (the program's monotonic s), or nil.
-    static func published(_ r: UmockdevRun.Result, rotation: Int, after: Double) -> Double? {
+    static func published(_ r: Testbed.Result, rotation: Int, after: Double) -> Double? {
         r.events.first { ($0["t"] as? Double ?? 0) > after && $0["rotation"] as? Int == rotation }?["t"] as? Double
     }
 
@@ -81,18 +82,18 @@ struct SleepWakeTests {
     /// `sleep`), then the run waits for the new rotation. Returns the run and the wake→publish time (nil: not
     /// published before the trace ended). With `late`, the sleep step comes that many seconds after its time, as
     /// on a machine too loaded to run the driver.
-    static func run(_ part: Part, degrees: Int, sleep: Bool, late: Double = 0) async throws -> (UmockdevRun.Result, Double?) {
-        var steps: [[Any]] = [["start"], ["play", "zoo/sleep-turn-\(degrees).csv", traceSeconds],
-                              ["wait", "\"rotation\":0,", 15]]
+    static func run(_ part: Part, degrees: Int, sleep: Bool, late: Double = 0) async throws -> (Testbed.Result, Double?) {
+        var steps: [Step] = [.start, .play("zoo/sleep-turn-\(degrees).csv", seconds: traceSeconds),
+                              .wait(.stdout("\"rotation\":0,", within: 15))]
         if let enable = try eventEnable(part.fixture) {
-            steps.append(["wait-file", "sys/bus/iio/devices/iio:device0/\(enable)", "1", asleepAt])
+            steps.append(.waitFile("sys/bus/iio/devices/iio:device0/\(enable)", "1", within: asleepAt))
         }
-        if late > 0 { steps.append(["wait-play", asleepAt + late]) }
-        if sleep { steps.append(["suspend", sleepSeconds, part.suspendOptions]) }
+        if late > 0 { steps.append(.waitPlay(asleepAt + late)) }
+        if sleep { steps.append(.suspend(sleepSeconds, part.suspendOptions)) }
         // Until the trace ends.
         let left = sleep ? traceSeconds - asleepAt - sleepSeconds : traceSeconds
-        steps += [["wait", "\"rotation\":\(degrees),", left], ["stop"]]
-        let r = try await UmockdevRun.run(devices: ["zoo/\(part.fixture).umockdev"], steps: steps, arguments: ["--print"])
+        steps += [.wait(.stdout("\"rotation\":\(degrees),", within: left)), .stop]
+        let r = try await Testbed.run(devices: ["zoo/\(part.fixture).umockdev"], steps: steps, arguments: ["--print"])
         let start = try #require(r.printed("play: started at "), "\(r.transcript)")
         let turnEnd = start + turnStart + quarter * Double(degrees) / 90
         guard sleep else { return (r, published(r, rotation: degrees, after: turnEnd - 1).map { $0 - turnEnd }) }
@@ -110,12 +111,12 @@ struct SleepWakeTests {
 
     @Test("the test bed's suspend as the program sees it: a CLOCK_REALTIME timerfd armed with TFD_TIMER_CANCEL_ON_SET becomes readable at the wake and its read fails with ECANCELED; CLOCK_BOOTTIME - CLOCK_MONOTONIC grows by the time slept; a 2 s sleep or poll() across a 1.5 s suspend lasts 2 s on CLOCK_MONOTONIC and 3.5 s on CLOCK_BOOTTIME")
     func testBedSuspend() async throws {
-        let steps: [[Any]] = [["start"], ["wait", "ready", 10], ["suspend", 1.5, [String: Any]()], ["wait", "timerfd", 5],
-                              ["wait", "sleeping", 5], ["sleep", 0.5], ["suspend", 1.5, [String: Any]()], ["wait", "slept", 5],
-                              ["wait", "polling", 5], ["sleep", 0.5], ["suspend", 1.5, [String: Any]()], ["wait", "polled", 5],
-                              ["exit", 10]]
-        let r = try await UmockdevRun.run(devices: [], steps: steps,
-                                          arguments: [UmockdevRun.fixtures.appendingPathComponent("sleep-probe.py").path],
+        let steps: [Step] = [.start, .wait(.stdout("ready", within: 10)), .suspend(1.5), .wait(.stdout("timerfd", within: 5)),
+                              .wait(.stdout("sleeping", within: 5)), .sleep(0.5), .suspend(1.5), .wait(.stdout("slept", within: 5)),
+                              .wait(.stdout("polling", within: 5)), .sleep(0.5), .suspend(1.5), .wait(.stdout("polled", within: 5)),
+                              .exit(within: 10)]
+        let r = try await Testbed.run(devices: [], steps: steps,
+                                          arguments: [Testbed.fixtures.appendingPathComponent("sleep-probe.py").path],
                                           program: "/usr/bin/python3")
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         func numbers(_ prefix: String) -> [Double] {
