@@ -55,30 +55,33 @@ struct ServiceUserTests {
 
     /// Runs the packaged rotationd with `arguments` as the packaged user in an umockdev testbed with `devices`,
     /// after `steps` (`Step`).
-    static func runAsServiceUser(_ user: ServiceUser, devices: [String], steps: [Step], arguments: [String]) throws -> Command {
+    /// What the driver printed, and its results (`Results`).
+    struct DriverRun {
+        var command: Command
+        var results: Results
+        var status: Int32 { command.status }
+        var out: String { command.out }
+        var err: String { command.err }
+    }
+
+    static func runAsServiceUser(_ user: ServiceUser, devices: [String], steps: [Step], arguments: [String]) throws -> DriverRun {
         let driver = PackagePaths.source(Testbed.driverPath)
+        let results = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-user-results-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: results) }
         var args = ["/usr/bin/python3", driver]
         for d in devices { args += ["--device", d] }
         args += ["--user", "\(ServiceUser.name):\(ServiceUser.name)"]
+        args += ["--results", results.path]
         args += ["--actions", Testbed.actions(steps)]
         args += ["--", user.package + "/usr/bin/rotationd"] + arguments
-        return try user.run("/usr/bin/umockdev-wrapper", args)
-    }
-
-    /// The `credentials:` lines the driver printed, as field name to value.
-    static func credentials(_ r: Command) -> [String: String] {
-        var fields: [String: String] = [:]
-        for line in r.err.split(separator: "\n") where line.hasPrefix("credentials: ") {
-            let parts = line.dropFirst("credentials: ".count).split(separator: ":", maxSplits: 1)
-            if parts.count == 2 { fields[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces) }
-        }
-        return fields
+        let command = try user.run("/usr/bin/umockdev-wrapper", args)
+        return DriverRun(command: command, results: Results(data: (try? Data(contentsOf: results)) ?? Data()))
     }
 
     /// Checks that the process ran as `uid` with no capability in any set and no way to gain one.
-    static func expectUnprivileged(_ r: Command, uid: String) {
-        let c = credentials(r)
-        #expect(c["Uid"]?.split(separator: "\t").map(String.init) == [uid, uid, uid, uid], "\(c)")
+    static func expectUnprivileged(_ r: DriverRun, uid: String) {
+        let c = r.results.credentials.mapValues(\.value)
+        #expect(r.results.credentials["Uid"]?.words == [uid, uid, uid, uid], "\(c)")
         #expect(uid != "0")
         for set in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
             #expect(c[set] == "0000000000000000", "\(set): \(c[set] ?? "missing")")
@@ -190,11 +193,11 @@ struct ServiceUserTests {
         let steps: [Step] = grants.steps(devpath: "/devices/platform/accel-buffered/iio:device0", node: "iio:device0", subdevice: false, package: root.path) + [
             .feed(node, format: "<hhhxxq", values: [523, 13, 5], hz: 50),
             .start,
-            .connect(socket, within: 5),
-            .wait(.socket(Self.normal, within: 5)),
+            .connect(socket),
+            .wait(.socket(Self.normal)),
             .credentials,
             .feed(node, format: "<hhhxxq", values: [8, 521, -67], hz: 50),
-            .wait(.socket(Self.rightUp, within: 5)),
+            .wait(.socket(Self.rightUp)),
             .expectFile(dev + "buffer/enable", "1"),
             .expectFile(dev + "scan_elements/in_accel_x_en", "1"),
             .expectFile(dev + "trigger/current_trigger", "accel_3d-dev0"),
@@ -215,11 +218,11 @@ struct ServiceUserTests {
         let socket = "/tmp/rotationd-user-polled-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         let steps: [Step] = grants.steps(devpath: "/devices/platform/accel-polled/iio:device0", node: "iio:device0", subdevice: false, package: root.path) + [
             .start,
-            .connect(socket, within: 5),
-            .wait(.socket(Self.normal, within: 5)),
+            .connect(socket),
+            .wait(.socket(Self.normal)),
             .credentials,
             .set("iio:device0", ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]),
-            .wait(.socket(Self.rightUp, within: 5)),
+            .wait(.socket(Self.rightUp)),
             .alive,
         ]
         let r = try Self.runAsServiceUser(user, devices: ["polled.umockdev"], steps: steps, arguments: ["--serve", "--socket", socket])
@@ -241,7 +244,7 @@ struct ServiceUserTests {
                               .chown("dev/v4l-subdev0", "root:video"), .chmod("dev/v4l-subdev0", "660"),
                               .chown("dev/v4l-subdev1", "root:video"), .chmod("dev/v4l-subdev1", "660")]
             + grants.steps(devpath: devpath, node: "v4l-subdev1", subdevice: true, package: root.path)
-            + [.start, .wait(.stdout("v4l-subdev1", within: 10))]
+            + [.start, .wait(.stdout("v4l-subdev1", within: Tolerance.slowReply))]
         // The nodes are files, not PTYs as in the other camera fixtures: devpts has no ACLs, while the devtmpfs
         // of a real /dev does.
         let r = try Self.runAsServiceUser(user, devices: ["camera-subdevice-file.umockdev"], steps: steps, arguments: ["--list"])

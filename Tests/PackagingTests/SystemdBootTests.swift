@@ -105,9 +105,9 @@ struct SystemdBootTests {
             .exec(grants.iioRun.map { $0 == "%S%p" ? Self.device : $0 }),
             .feed("/dev/iio:device0", format: "<hhhxxq", values: [523, 13, 5], hz: 50),
             .exec(["touch", Self.control + "/ready"]),
-            .waitFile(Self.control + "/turn", "1", within: 60),
+            .waitFile(Self.control + "/turn", "1", within: Tolerance.testSignal),
             .feed("/dev/iio:device0", format: "<hhhxxq", values: [8, 521, -67], hz: 50),
-            .waitFile(Self.control + "/release", "1", within: 60),
+            .waitFile(Self.control + "/release", "1", within: Tolerance.testSignal),
         ]
         // The package's Tests directory is at /run/rotationd-tests in the container.
         let driverInBox = "/run/rotationd-tests/" + Testbed.driverPath.dropFirst("Tests/".count)

@@ -40,7 +40,7 @@ struct CameraIdentityTests {
     static func hello(_ devices: [String], steps: [Step]) async throws -> (Testbed.Result, [[String: Any]]) {
         let socket = Testbed.socketPath("ids")
         let r = try await Testbed.run(devices: devices, steps: steps + [
-            .guardVideoNodes, .start, .connect(socket, within: 5), .wait(.socket("\"type\":\"state\"", within: 5)), .alive,
+            .guardVideoNodes, .start, .connect(socket), .wait(.socket("\"type\":\"state\"")), .alive,
         ], arguments: ["--serve", "--socket", socket])
         return (r, CameraMessage.cameras(r.socket(1).first))
     }
@@ -95,7 +95,7 @@ struct CameraIdentityTests {
         let nodes = cameras.map { "\($0["device"] ?? "") \(($0["nodes"] as? [String] ?? []).joined(separator: ","))" }
         #expect(nodes == ["/dev/v4l-subdev0 /dev/video10", "/dev/v4l-subdev1 /dev/video11", "/dev/v4l-subdev2 /dev/video12",
                           "/dev/v4l-subdev3 /dev/video13,/dev/video14", "/dev/v4l-subdev4 /dev/video13,/dev/video14"], "\(r.transcript)")
-        let list = try await Testbed.run(devices: Self.sensorFixtures, steps: Self.sensorSteps + [.guardVideoNodes, .start, .wait(.stdout("video15", within: 5))],
+        let list = try await Testbed.run(devices: Self.sensorFixtures, steps: Self.sensorSteps + [.guardVideoNodes, .start, .wait(.stdout("video15"))],
                                      arguments: ["--list"])
         #expect(list.failure == nil && list.status == 0, "\(list.transcript)")
         for line in [

@@ -48,8 +48,8 @@ struct DriverZooTests {
     func fourPoses(driver: String) async throws {
         let expect = try Expectation(fixture: driver)
         // Upright until rotationd reports it, however late a loaded machine starts it.
-        var steps: [Step] = [.start, .play("zoo/four-poses.csv", seconds: 25, holdUntil: .stdout("\"rotation\":0,", within: 10))]
-        for rotation in [90, 180, 270, 0] { steps.append(.wait(.stdout("\"rotation\":\(rotation),", within: 10))) }
+        var steps: [Step] = [.start, .play("zoo/four-poses.csv", seconds: 25, holdUntil: .stdout("\"rotation\":0,", within: Tolerance.slowReply))]
+        for rotation in [90, 180, 270, 0] { steps.append(.wait(.stdout("\"rotation\":\(rotation),", within: Tolerance.slowReply))) }
         steps.append(.stop)
         for (device, files) in expect.restore {
             for (file, value) in files { steps.append(.expectFile("sys/bus/iio/devices/\(device)/\(file)", value)) }
@@ -108,7 +108,7 @@ struct DriverZooTests {
         try (upright.joined(separator: "\n") + "\n").write(to: still, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: still) }
         let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"],
-                                    steps: [.play(still.path, seconds: 25), .start, .exit(within: 20)],
+                                    steps: [.play(still.path, seconds: 25), .start, .exit(within: Tolerance.exit)],
                                     arguments: ["--list"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         for (device, (scale, file)) in expect.scales {

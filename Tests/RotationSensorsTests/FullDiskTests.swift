@@ -16,10 +16,10 @@ struct FullDiskTests {
         let trace = scratch + "/disk/trace.csv"
         let steps: [Step] = [
             .start,
-            .wait(.stdout(LiveSensorTests.normal, within: 5)),
-            .wait(.stderr("recording stopped", within: 20)),
+            .wait(.stdout(LiveSensorTests.normal)),
+            .wait(.stderr("recording stopped", within: Tolerance.diskFills)),
             .set("iio:device0", LiveSensorTests.onda),
-            .wait(.stdout(LiveSensorTests.rightUp, within: 5)),
+            .wait(.stdout(LiveSensorTests.rightUp)),
             .alive,
         ]
         // The trace is copied out of the tmpfs before the namespace, and the mount with it, goes away.

@@ -22,12 +22,12 @@ struct IIOSensorProxyCaseTests {
         let socket = Testbed.socketPath("isp-poll")
         let r = try await Testbed.run(devices: ["isp-poll-accel.umockdev"], steps: [
             .start,
-            .connect(socket, within: 5),
-            .wait(.socket("\"sensor\":\"ok\"", within: 5)),
+            .connect(socket),
+            .wait(.socket("\"sensor\":\"ok\"")),
             .expectFile("sys/bus/iio/devices/iio:device0/sampling_frequency", "50"),
-            .wait(.socket(LiveSensorTests.normal, within: 5)),
+            .wait(.socket(LiveSensorTests.normal)),
             .set("iio:device0", ["in_accel_x_raw": "-25.6", "in_accel_y_raw": "0"]),
-            .wait(.socket(LiveSensorTests.rightUp, within: 5)),
+            .wait(.socket(LiveSensorTests.rightUp)),
             .alive,
         ], arguments: ["--serve", "--socket", socket])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -43,8 +43,8 @@ struct IIOSensorProxyCaseTests {
         let socket = Testbed.socketPath("isp-base")
         let r = try await Testbed.run(devices: ["isp-poll-accel-base.umockdev"], steps: [
             .start,
-            .connect(socket, within: 5),
-            .wait(.socket("\"sensor\":\"none\"", within: 5)),
+            .connect(socket),
+            .wait(.socket("\"sensor\":\"none\"")),
             .alive,
             // Never opened: its sampling frequency is as the fixture wrote it.
             .expectFile("sys/bus/iio/devices/iio:device0/sampling_frequency", "5.2"),
@@ -72,19 +72,19 @@ struct IIOSensorProxyCaseTests {
         let r = try await Testbed.run(devices: ["isp-buffer-accel.umockdev"], steps: [
             .feed(node, format: scan, values: [0, -256, 0], hz: 50),
             .start,
-            .connect(socket, within: 5),
-            .wait(.socket("\"sensor\":\"ok\"", within: 5)),
+            .connect(socket),
+            .wait(.socket("\"sensor\":\"ok\"")),
             .expectFile(dev + "buffer/enable", "1"),
             .expectFile(dev + "scan_elements/in_accel_x_en", "1"),
             .expectFile(dev + "scan_elements/in_accel_y_en", "1"),
             .expectFile(dev + "scan_elements/in_accel_z_en", "1"),
             .expectFile(dev + "scan_elements/in_timestamp_en", "1"),
             .expectFile(dev + "trigger/current_trigger", "accel_3d-dev0"),
-            .wait(.socket(LiveSensorTests.normal, within: 5)),
+            .wait(.socket(LiveSensorTests.normal)),
             .feed(node, format: scan, values: [256, 0, 0], hz: 50),
-            .wait(.socket(LiveSensorTests.leftUp, within: 5)),
+            .wait(.socket(LiveSensorTests.leftUp)),
             .feed(node, format: scan, values: [0, -256, 0], hz: 50),
-            .wait(.socket(LiveSensorTests.normal, within: 5)),
+            .wait(.socket(LiveSensorTests.normal)),
             .alive,
         ], arguments: ["--serve", "--socket", socket])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -108,10 +108,10 @@ struct IIOSensorProxyCaseTests {
         let r = try await Testbed.run(devices: ["isp-poll-accel-micro.umockdev"], steps: [
             .set("iio:device0", ["in_accel_scale": .string(scale)]),
             .start,
-            .connect(socket, within: 5),
-            .wait(.socket(LiveSensorTests.normal, within: 5)),
+            .connect(socket),
+            .wait(.socket(LiveSensorTests.normal)),
             .set("iio:device0", ["in_accel_x_raw": "-256000000", "in_accel_y_raw": "0"]),
-            .wait(.socket(LiveSensorTests.rightUp, within: 5)),
+            .wait(.socket(LiveSensorTests.rightUp)),
             .alive,
         ], arguments: ["--serve", "--socket", socket], environment: locale.environment)
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -121,7 +121,7 @@ struct IIOSensorProxyCaseTests {
         let list = try await Testbed.run(devices: ["isp-poll-accel-micro.umockdev"], steps: [
             .set("iio:device0", ["in_accel_scale": .string(scale)]),
             .start,
-            .wait(.stdout("role:", within: 5)),
+            .wait(.stdout("role:")),
         ], arguments: ["--list"], environment: locale.environment)
         #expect(list.stdout.contains("  scale: x \(value) (in_accel_scale), y \(value) (in_accel_scale), z \(value) (in_accel_scale)"),
                 "\(list.transcript)")

@@ -13,17 +13,17 @@ struct LiveSensorTests {
     static let leftUp = "\"rotation\":90,"
     static let bottomUp = "\"rotation\":180,"
     static let rightUp = "\"rotation\":270,"
-    static let onda: [String: JSONValue] = ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]
+    static let onda: [String: DriverJSON] = ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]
 
     @Test("a polled accelerometer: raw values changed at run time turn the published rotation")
     func polledValuesChangeAtRunTime() async throws {
         let r = try await Testbed.run(devices: ["polled.umockdev"], steps: [
             .start,
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
             .set("iio:device0", Self.onda),
-            .wait(.stdout(Self.rightUp, within: 5)),
+            .wait(.stdout(Self.rightUp)),
             .set("iio:device0", ["in_accel_x_raw": -523, "in_accel_y_raw": 0, "in_accel_z_raw": 5]),
-            .wait(.stdout(Self.bottomUp, within: 5)),
+            .wait(.stdout(Self.bottomUp)),
             .alive,
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -38,9 +38,9 @@ struct LiveSensorTests {
         let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
             .feed(node, format: "<hhhxxq", values: [523, 13, 5], hz: 50),
             .start,
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
             .feed(node, format: "<hhhxxq", values: [8, 521, -67], hz: 50),
-            .wait(.stdout(Self.rightUp, within: 5)),
+            .wait(.stdout(Self.rightUp)),
             .expectFile("sys/bus/iio/devices/iio:device0/trigger/current_trigger", "accel_3d-dev0"),
             .expectFile("sys/bus/iio/devices/iio:device0/sampling_frequency", "50"),
             // One scan per wake-up while the device moves (`movingWakeInterval`), with room for four.
@@ -62,9 +62,9 @@ struct LiveSensorTests {
     func silentBufferFallsBackToPolling() async throws {
         let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
             .start,
-            .wait(.stderr("the buffer delivered nothing within 500 ms; polling in_accel_\\*_raw at 50.0 Hz instead", within: 5)),
+            .wait(.stderr("the buffer delivered nothing within 500 ms; polling in_accel_\\*_raw at 50.0 Hz instead")),
             .set("iio:device0", Self.onda),
-            .wait(.stdout(Self.rightUp, within: 5)),
+            .wait(.stdout(Self.rightUp)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [270], "\(r.transcript)")
@@ -76,11 +76,11 @@ struct LiveSensorTests {
         let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
             .feed(node, format: "<hhhxxq", values: [523, 13, 5], hz: 50),
             .start,
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
             .feedStop(node),
             .set("iio:device0", Self.onda),
-            .wait(.stderr("iio:device0: the buffer went silent for 500 ms; polling in_accel_\\*_raw at 50.0 Hz instead", within: 5)),
-            .wait(.stdout(Self.rightUp, within: 5)),
+            .wait(.stderr("iio:device0: the buffer went silent for 500 ms; polling in_accel_\\*_raw at 50.0 Hz instead")),
+            .wait(.stdout(Self.rightUp)),
             .alive,
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -97,9 +97,9 @@ struct LiveSensorTests {
                                     "scan_elements/in_accel_z_en": 1, "scan_elements/in_timestamp_en": 1, "buffer/enable": 1,
                                     "in_accel_x_raw": 523, "in_accel_y_raw": 13, "in_accel_z_raw": 5]),
             .start,
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
             .set("iio:device0", ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]),
-            .wait(.stdout(Self.rightUp, within: 5)),
+            .wait(.stdout(Self.rightUp)),
             .stop,
             .expectFile("sys/bus/iio/devices/iio:device0/buffer/enable", "1"),
         ], arguments: ["--print"])
@@ -107,7 +107,7 @@ struct LiveSensorTests {
         #expect(r.rotations == [0, 270], "\(r.transcript)")
         #expect(r.stderr.contains { $0.contains("as the display accelerometer, polled; beside another program's buffer (buffer/enable reads 1)") },
                 "\(r.transcript)")
-        #expect(r.kernel.filter { $0.hasPrefix("iio:device0 ") }.isEmpty, "wrote to a device another program captures from: \(r.kernel)")
+        #expect(r.kernelWrites.filter { $0.device == "iio:device0" }.isEmpty, "wrote to a device another program captures from: \(r.kernelWrites)")
     }
 
     @Test("what a rotationd that crashed had changed (its record in the runtime directory: a buffer it enabled, a frequency it set) is put back by the next one before it reads the device, which then reads it through the buffer; a record whose process lives is left alone")
@@ -134,14 +134,15 @@ struct LiveSensorTests {
                                     "in_accel_x_raw": 523, "in_accel_y_raw": 13, "in_accel_z_raw": 5]),
             .feed(node, format: "<hhhxxq", values: [8, 521, -67], hz: 50),
             .start,
-            .wait(.stdout(Self.rightUp, within: 5)),
+            .wait(.stdout(Self.rightUp)),
             .alive,
         ], arguments: ["--print"], environment: ["RUNTIME_DIRECTORY": run.path])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [270], "\(r.transcript)")
-        #expect(r.kernel.prefix(2) == ["iio:device0 buffer/enable \"0\" ok", "iio:device0 sampling_frequency \"10\" ok"], "\(r.kernel)")
+        #expect(r.kernelWrites.prefix(2).map(\.description) == ["iio:device0 buffer/enable \"0\" ok", "iio:device0 sampling_frequency \"10\" ok"],
+                "\(r.kernelWrites)")
         #expect(r.stderr.contains { $0.hasPrefix("rotationd: info: put back what rotationd (process 999999) changed") }, "\(r.transcript)")
-        #expect(!r.kernel.contains { $0.contains("buffer/watermark \"7\"") }, "put back a live process's record: \(r.kernel)")
+        #expect(!r.kernelWrites.contains { $0.file == "buffer/watermark" && $0.value == "7" }, "put back a live process's record: \(r.kernelWrites)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("capture-999999").path))
         #expect(FileManager.default.fileExists(atPath: live.path))
     }
@@ -150,13 +151,13 @@ struct LiveSensorTests {
     func perChannelScaleAndOffset() async throws {
         let r = try await Testbed.run(devices: ["scale-offset.umockdev"], steps: [
             .start,
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
             .set("iio:device0", ["in_accel_x_raw": 2980, "in_accel_y_raw": 100, "in_accel_z_raw": 100]),
-            .wait(.stdout(Self.leftUp, within: 5)),
+            .wait(.stdout(Self.leftUp)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
-        let list = try await Testbed.run(devices: ["scale-offset.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: 8))], arguments: ["--list"])
+        let list = try await Testbed.run(devices: ["scale-offset.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: Tolerance.listing))], arguments: ["--list"])
         #expect(list.stdout.contains("  scale: x 0.01 (in_accel_x_scale), y 0.02 (in_accel_y_scale), z 0.01 (in_accel_z_scale)"),
                 "\(list.transcript)")
         #expect(list.stdout.contains("  offset: x -2000.0 (in_accel_x_offset), y -100.0 (in_accel_offset), z -100.0 (in_accel_offset)"),
@@ -167,9 +168,9 @@ struct LiveSensorTests {
     func mountMatrixAttribute() async throws {
         let r = try await Testbed.run(devices: ["mount-matrix.umockdev"], steps: [
             .start,
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
             .set("iio:device0", Self.onda),
-            .wait(.stdout(Self.rightUp, within: 5)),
+            .wait(.stdout(Self.rightUp)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270], "\(r.transcript)")
@@ -181,14 +182,14 @@ struct LiveSensorTests {
     func udevMatrixWins() async throws {
         let r = try await Testbed.run(devices: ["udev-matrix.umockdev"], steps: [
             .start,
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
             .set("iio:device0", Self.onda),
-            .wait(.stdout(Self.rightUp, within: 5)),
+            .wait(.stdout(Self.rightUp)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // With the attribute's identity matrix instead, the same readings would give 90 and then 180.
         #expect(r.rotations == [0, 270], "\(r.transcript)")
-        let list = try await Testbed.run(devices: ["udev-matrix.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: 8))], arguments: ["--list"])
+        let list = try await Testbed.run(devices: ["udev-matrix.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: Tolerance.listing))], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from udev ACCEL_MOUNT_MATRIX)"), "\(list.transcript)")
     }
 
@@ -198,9 +199,9 @@ struct LiveSensorTests {
         // normal and then left-up. Dropping the matrix for the attribute's identity would give bottom-up first.
         let r = try await Testbed.run(devices: ["udev-matrix-repeated-row.umockdev"], steps: [
             .start,
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
             .set("iio:device0", ["in_accel_x_raw": 512, "in_accel_y_raw": 0, "in_accel_z_raw": 0]),
-            .wait(.stdout(Self.leftUp, within: 5)),
+            .wait(.stdout(Self.leftUp)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
@@ -208,7 +209,7 @@ struct LiveSensorTests {
         #expect(r.events.filter { $0["rotation"] is Int }.allSatisfy { $0["tilt"] as? String == "vertical" }, "\(r.transcript)")
         let warning = "rotationd: warning: iio:device0: the mount matrix from udev ACCEL_MOUNT_MATRIX (\"1, 0, 0; 0, -1, 0; 1, 0, 0\") has a third row that is zero or in the plane of the first two; using \"1, 0, 0; 0, -1, 0; 0, 0, -1\""
         #expect(r.stderr.filter { $0.hasPrefix(warning) }.count == 1, "\(r.transcript)")
-        let list = try await Testbed.run(devices: ["udev-matrix-repeated-row.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: 8))], arguments: ["--list"])
+        let list = try await Testbed.run(devices: ["udev-matrix-repeated-row.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: Tolerance.listing))], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 1, 0, 0; 0, -1, 0; 0, 0, -1 (from udev ACCEL_MOUNT_MATRIX, third row replaced by the cross product of the first two)"),
                 "\(list.transcript)")
     }
@@ -217,17 +218,17 @@ struct LiveSensorTests {
     func baseAndDisplayPair() async throws {
         let r = try await Testbed.run(devices: ["base-display.umockdev"], steps: [
             .start,
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
             .set("iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": 512, "in_accel_z_raw": 0]),
             .sleep(0.6),
             .set("iio:device1", ["in_accel_x_raw": -512, "in_accel_y_raw": 0, "in_accel_z_raw": 0]),
-            .wait(.stdout(Self.rightUp, within: 5)),
+            .wait(.stdout(Self.rightUp)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270], "\(r.transcript)")
         #expect(r.stderr.contains { $0.contains("using iio:device1 (cros-ec-accel) as the display accelerometer") &&
             $0.contains("base accelerometer iio:device0 read for the posture") }, "\(r.transcript)")
-        let list = try await Testbed.run(devices: ["base-display.umockdev"], steps: [.start, .wait(.stdout("^posture: ", within: 8))], arguments: ["--list"])
+        let list = try await Testbed.run(devices: ["base-display.umockdev"], steps: [.start, .wait(.stdout("^posture: ", within: Tolerance.listing))], arguments: ["--list"])
         #expect(list.stdout.contains("  location: base (from udev ACCEL_LOCATION=base)"), "\(list.transcript)")
         #expect(list.stdout.contains("  location: display (from label accel-display)"), "\(list.transcript)")
         #expect(list.stdout.contains("  role: base accelerometer, read for the posture"), "\(list.transcript)")
@@ -259,12 +260,12 @@ struct LiveSensorTests {
         // The display stays upright, (0, −g, 0). The base's raw counts are in systemd's hwdb frame (the display's
         // with the lid closed): face up it reads (0, 0, −g), a hinge of 90°; turned about the hinge so the angle
         // is 210°, 280° and 350°, it reads (0, −g·cos(hinge), −g·sin(hinge)).
-        func base(_ hinge: Double) -> [String: JSONValue] {
+        func base(_ hinge: Double) -> [String: DriverJSON] {
             let g = layout.countsPerG
             return ["in_accel_x_raw": 0, "in_accel_y_raw": .int(Int((-g * cos(hinge * Double.pi / 180)).rounded())),
                     "in_accel_z_raw": .int(Int((-g * sin(hinge * Double.pi / 180)).rounded()))]
         }
-        let upright: [String: JSONValue] = ["in_accel_x_raw": .int(layout.upright[0]), "in_accel_y_raw": .int(layout.upright[1]),
+        let upright: [String: DriverJSON] = ["in_accel_x_raw": .int(layout.upright[0]), "in_accel_y_raw": .int(layout.upright[1]),
                                             "in_accel_z_raw": .int(layout.upright[2])]
         let laptop = #""posture":"laptop","hinge":(8[5-9]|9[0-5]),"#
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-fold-\(UUID().uuidString).csv")
@@ -273,13 +274,13 @@ struct LiveSensorTests {
             .set(layout.display, upright),
             .set(layout.base, base(90)),
             .start,
-            .wait(.stdout(laptop, within: 8)),
+            .wait(.stdout(laptop, within: Tolerance.listing)),
             .set(layout.base, base(210)),
-            .wait(.stdout(#""posture":"stand""#, within: 5)),
+            .wait(.stdout(#""posture":"stand""#)),
             .set(layout.base, base(280)),
-            .wait(.stdout(#""posture":"stand","hinge":2(7[5-9]|8[0-5]),"#, within: 5)),
+            .wait(.stdout(#""posture":"stand","hinge":2(7[5-9]|8[0-5]),"#)),
             .set(layout.base, base(350)),
-            .wait(.stdout(#""posture":"tablet","hinge":3[45][0-9],"#, within: 5)),
+            .wait(.stdout(#""posture":"tablet","hinge":3[45][0-9],"#)),
         ], arguments: ["--print", "--record", csv.path, "--camera", "front:front:0", "--camera", "world:front:0::base"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // The display never turned; the fold went laptop, stand, tablet, each once.
@@ -309,16 +310,16 @@ struct LiveSensorTests {
         let started = Date()
         let r = try await Testbed.run(devices: ["garbage.umockdev"], steps: [
             .start,
-            .wait(.stderr("in_accel_x_raw holds \"abc\"", within: 5)),
+            .wait(.stderr("in_accel_x_raw holds \"abc\"")),
             .alive,
             .set("iio:device0", ["in_accel_x_raw": 0]),
-            .wait(.stderr("in_accel_y_raw holds an empty value", within: 5)),
+            .wait(.stderr("in_accel_y_raw holds an empty value")),
             .alive,
             .set("iio:device0", ["in_accel_y_raw": -512]),
-            .wait(.stderr("in_accel_z_raw holds \"99999999999999999999\"", within: 5)),
+            .wait(.stderr("in_accel_z_raw holds \"99999999999999999999\"")),
             .alive,
             .set("iio:device0", ["in_accel_z_raw": 0]),
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
         ], arguments: ["--print"])
         let seconds = Date().timeIntervalSince(started)
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -345,17 +346,17 @@ struct LiveSensorTests {
         let path = "/sys/devices/platform/accel-polled/iio:device0"
         let r = try await Testbed.run(devices: ["polled.umockdev"], steps: [
             .start,
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
             .uevent(path, .remove),
             .remove(path),
-            .wait(.stdout("\"sensor\":\"lost\"", within: 5)),
+            .wait(.stdout("\"sensor\":\"lost\"")),
             .sleep(1.2),
             .alive,
             // The same device again, now held right edge up (umockdev cannot recreate the device node).
             .add("polled-replugged.umockdev"),
             .uevent(path, .add),
-            .wait(.stdout("\"sensor\":\"ok\"", within: 5)),
-            .wait(.stdout(Self.rightUp, within: 5)),
+            .wait(.stdout("\"sensor\":\"ok\"")),
+            .wait(.stdout(Self.rightUp)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270], "\(r.transcript)")
@@ -366,12 +367,12 @@ struct LiveSensorTests {
     func noSensorThenHotPlug() async throws {
         let r = try await Testbed.run(devices: [], steps: [
             .start,
-            .wait(.stdout("\"sensor\":\"none\"", within: 5)),
+            .wait(.stdout("\"sensor\":\"none\"")),
             .sleep(2.5),
             .alive,
             .add("polled.umockdev"),
             .uevent("/sys/devices/platform/accel-polled/iio:device0", .add),
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         let notFound = r.stderr.filter { $0.contains("no accelerometer found") }
@@ -385,10 +386,10 @@ struct LiveSensorTests {
         defer { try? FileManager.default.removeItem(at: csv) }
         let r = try await Testbed.run(devices: ["accel-gyro.umockdev"], steps: [
             .start,
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
             .set("iio:device0", ["in_anglvel_x_raw": 100, "in_anglvel_y_raw": 200, "in_anglvel_z_raw": 300]),
             .set("iio:device0", Self.onda),
-            .wait(.stdout(Self.rightUp, within: 5)),
+            .wait(.stdout(Self.rightUp)),
             .sleep(0.2),
         ], arguments: ["--print", "--record", csv.path])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -420,11 +421,11 @@ struct LiveSensorTests {
         defer { try? FileManager.default.removeItem(at: csv) }
         let live = try await Testbed.run(devices: ["polled.umockdev"], steps: [
             .start,
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
             .set("iio:device0", Self.onda),
-            .wait(.stdout(Self.rightUp, within: 5)),
+            .wait(.stdout(Self.rightUp)),
             .set("iio:device0", ["in_accel_x_raw": -523, "in_accel_y_raw": 0, "in_accel_z_raw": 5]),
-            .wait(.stdout(Self.bottomUp, within: 5)),
+            .wait(.stdout(Self.bottomUp)),
             .sleep(0.3),
         ], arguments: ["--print", "--record", csv.path])
         #expect(live.failure == nil && live.status == 0, "\(live.transcript)")
@@ -463,9 +464,9 @@ struct LiveSensorTests {
         let r = try await Testbed.run(devices: ["imu-buffered.umockdev"], steps: [
             .feed(node, format: "<hhhhhhxxxxq", values: [523, 13, 5, 100, 200, 300], hz: 50),
             .start,
-            .wait(.stdout(Self.normal, within: 5)),
+            .wait(.stdout(Self.normal)),
             .feed(node, format: "<hhhhhhxxxxq", values: [8, 521, -67, -40, 50, 60], hz: 50),
-            .wait(.stdout(Self.rightUp, within: 5)),
+            .wait(.stdout(Self.rightUp)),
             .sleep(0.2),
         ], arguments: ["--print", "--record", csv.path])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -481,14 +482,14 @@ struct LiveSensorTests {
         #expect(abs(last[4] - -0.05) < 1e-6 && abs(last[5] - 0.04) < 1e-6 && abs(last[6] - 0.06) < 1e-6, "\(last)")
         // The accelerometer went through the udev matrix: right edge up reads about (−g, 0, 0).
         #expect(abs(last[1] - -521 * 0.019163) < 1e-4, "\(last)")
-        let list = try await Testbed.run(devices: ["imu-buffered.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: 8))], arguments: ["--list"])
+        let list = try await Testbed.run(devices: ["imu-buffered.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: Tolerance.listing))], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from the accelerometer's, udev ACCEL_MOUNT_MATRIX)"),
                 "\(list.transcript)")
     }
 
     @Test("a udev ANGLVEL_MOUNT_MATRIX wins for a gyroscope on the accelerometer's chip")
     func udevGyroscopeMatrixWins() async throws {
-        let list = try await Testbed.run(devices: ["imu-anglvel-udev.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: 8))], arguments: ["--list"])
+        let list = try await Testbed.run(devices: ["imu-anglvel-udev.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: Tolerance.listing))], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 1, 0, 0; 0, -1, 0; 0, 0, -1 (from udev ANGLVEL_MOUNT_MATRIX)"), "\(list.transcript)")
         #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from udev ACCEL_MOUNT_MATRIX)"), "\(list.transcript)")
     }
@@ -502,24 +503,24 @@ struct LiveSensorTests {
             .feed(node, format: "<hhhxxq", values: [523, 13, 5], hz: 50),
             .start,
             // Serving, and for half a second more, without having touched the sensor.
-            .wait(.stderr("serving on ", within: 5)),
+            .wait(.stderr("serving on ")),
             .sleep(0.5),
             .expectFile("sys/bus/iio/devices/iio:device0/sampling_frequency", "10"),
-            .connect(socket, within: 5),
-            .wait(.socket(Self.normal, within: 5)),
+            .connect(socket),
+            .wait(.socket(Self.normal)),
             .expectFile("sys/bus/iio/devices/iio:device0/sampling_frequency", "50"),
             .expectFile(enable, "1"),
             .disconnect,
             // The last client left: the buffer is closed again.
-            .waitFile(enable, "0", within: 5),
+            .waitFile(enable, "0"),
             // A client that connects while the service is still going idle is greeted with the state from
             // before, ok; sampling starts again in any case.
-            .connect(socket, within: 5),
-            .wait(.socket("\"sensor\":\"ok\"", within: 5)),
-            .waitFile(enable, "1", within: 5),
+            .connect(socket),
+            .wait(.socket("\"sensor\":\"ok\"")),
+            .waitFile(enable, "1"),
             // Sampling really runs again: a new pose is published.
             .feed(node, format: "<hhhxxq", values: [8, 521, -67], hz: 50),
-            .wait(.socket(Self.rightUp, within: 5)),
+            .wait(.socket(Self.rightUp)),
             .alive,
         ], arguments: ["--serve", "--socket", socket])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -535,27 +536,27 @@ struct LiveSensorTests {
         let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
             .feed(node, format: "<hhhxxq", values: [523, 13, 5], hz: 50),
             .start,
-            .connect(socket, within: 5),
-            .wait(.socket(Self.normal, within: 5)),
+            .connect(socket),
+            .wait(.socket(Self.normal)),
             // The emulated device node is a PTY that would queue scans written while the buffer is off (a
             // kernel buffer discards them), so the feeder pauses while nobody listens.
             .feedStop(node),
             .disconnect,
-            .wait(.stderr("sampling stopped in", within: 5)),
+            .wait(.stderr("sampling stopped in")),
             // Turned right edge up while nobody listened.
             .feed(node, format: "<hhhxxq", values: [8, 521, -67], hz: 50),
-            .connect(socket, within: 5),
-            .wait(.socket(Self.rightUp, within: 5)),
+            .connect(socket),
+            .wait(.socket(Self.rightUp)),
             .alive,
         ], arguments: ["--serve", "--socket", socket, "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // Stopping runs on the server's event loop, so it must be prompt: the pending buffer read is cancelled.
         // Left pending, the read would end only when the buffer had been silent for 500 ms (the feeder stopped
-        // just before); the bound is half of that, so a busy machine delaying the sensor thread's exit is
-        // not mistaken for a read that was not cancelled.
+        // just before); the bound (`Tolerance.samplingStop`) is half of that, so a busy machine delaying the
+        // sensor thread's exit is not mistaken for a read that was not cancelled.
         let stopLine = try #require(r.stderr.first { $0.contains("sampling stopped in") }, "\(r.transcript)")
         let ms = Int(stopLine.split(separator: " ").dropLast().last ?? "") ?? .max
-        #expect(ms < 250, "\(stopLine)")
+        #expect(ms < Int(Tolerance.samplingStop * 1000), "\(stopLine)")
         for n in [1, 2] {
             let messages = r.socket(n)
             let hello = try #require(messages.first, "\(r.transcript)")
@@ -581,7 +582,7 @@ struct LiveSensorTests {
         let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
             .start,
             // Serving, and for a second more.
-            .wait(.stderr("serving on ", within: 5)),
+            .wait(.stderr("serving on ")),
             .sleep(1.0),
             .alive,
             // Untouched since the fixture wrote it: no buffer, no sampling frequency, no trigger.

@@ -17,19 +17,19 @@ struct PermissionTests {
         let raw = "sys/bus/iio/devices/iio:device0/in_accel_x_raw"
         let r = try await Testbed.run(devices: ["polled.umockdev"], steps: [
             .start,
-            .connect(socket, within: 5),
-            .wait(.socket(LiveSensorTests.normal, within: 5)),
+            .connect(socket),
+            .wait(.socket(LiveSensorTests.normal)),
             .chmod(raw, "000"),
-            .wait(.socket("\"sensor\":\"lost\"", within: 5)),
-            .wait(.stderr("in_accel_x_raw: Permission denied", within: 5)),
+            .wait(.socket("\"sensor\":\"lost\"")),
+            .wait(.stderr("in_accel_x_raw: Permission denied")),
             // Turned right edge up while the file cannot be read (it keeps its mode 000).
             .set("iio:device0", ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]),
             // Rescans try the sensor again every second meanwhile.
             .sleep(2.5),
             .alive,
             .chmod(raw, "644"),
-            .wait(.socket("\"sensor\":\"ok\"", within: 5)),
-            .wait(.socket(LiveSensorTests.rightUp, within: 5)),
+            .wait(.socket("\"sensor\":\"ok\"")),
+            .wait(.socket(LiveSensorTests.rightUp)),
             .alive,
         ], arguments: ["--serve", "--socket", socket], user: Self.user)
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -63,17 +63,17 @@ struct PermissionTests {
             .chmod(dev + "buffer/enable", "444"),
             .set("iio:device0", ["in_accel_x_raw": 523, "in_accel_y_raw": 13, "in_accel_z_raw": 5]),
             .start,
-            .connect(socket, within: 5),
-            .wait(.stderr("cannot write /sys/bus/iio/devices/iio:device0/buffer/enable: Permission denied", within: 5)),
-            .wait(.socket(LiveSensorTests.normal, within: 5)),
+            .connect(socket),
+            .wait(.stderr("cannot write /sys/bus/iio/devices/iio:device0/buffer/enable: Permission denied")),
+            .wait(.socket(LiveSensorTests.normal)),
             .alive,
             .chmod(dev + "buffer/enable", "644"),
             .disconnect,
-            .wait(.stderr("sampling stopped in", within: 5)),
+            .wait(.stderr("sampling stopped in")),
             // Now only the buffer says right edge up; the raw attributes still say upright.
             .feed(node, format: "<hhhxxq", values: [8, 521, -67], hz: 50),
-            .connect(socket, within: 5),
-            .wait(.socket(LiveSensorTests.rightUp, within: 5)),
+            .connect(socket),
+            .wait(.socket(LiveSensorTests.rightUp)),
             .expectFile(dev + "buffer/enable", "1"),
             .alive,
         ], arguments: ["--serve", "--socket", socket, "--verbose"], user: Self.user)

@@ -12,7 +12,7 @@ public enum Step: Sendable, Hashable, Encodable {
     /// Replaces sysfs attributes of `device` (such as `iio:device0`) atomically, each a file name under the
     /// device's directory (`in_accel_x_raw`, `buffer/enable`) and its new value (a newline is appended); each file
     /// keeps its mode and owner.
-    case set(_ device: String, _ attributes: [String: JSONValue])
+    case set(_ device: String, _ attributes: [String: DriverJSON])
     /// Writes `struct.pack(format, *values[, t_ns])` into the PTY of device node `node` (`/dev/iio:device0`) at
     /// `hz` scans per second; a `format` ending in `q` gets a CLOCK_MONOTONIC timestamp in ns on the program's
     /// clock. A second feed on the same node replaces the values. The writer's longest pause is in the results.
@@ -31,12 +31,8 @@ public enum Step: Sendable, Hashable, Encodable {
     /// long it was held) is in the results.
     case play(_ trace: String, seconds: Double, holdUntil: Wait? = nil)
     /// Sleeps until `seconds` into the played trace (after the `play` step's start, plus the time the trace was
-    /// held).
+    /// held by `holdUntil` or for a late `suspend`).
     case waitPlay(_ seconds: Double)
-    /// Holds the played trace where it is now, until `releasePlay`. Superseded by `play(_:seconds:holdUntil:)`.
-    case holdPlay
-    /// Plays the held trace on from where it was held. Superseded by `play(_:seconds:holdUntil:)`.
-    case releasePlay
     /// Waits for a line matching a regular expression (see `Wait`); the step fails after its timeout.
     case wait(Wait)
     /// Sleeps `seconds`.
@@ -49,8 +45,9 @@ public enum Step: Sendable, Hashable, Encodable {
     case uevent(_ sysfsPath: String, _ action: UeventAction)
     /// Fails unless the file `path` under the testbed root holds `content` (without its final newline).
     case expectFile(_ path: String, _ content: String)
-    /// Waits up to `within` s until the file `path` under the testbed root holds `content`.
-    case waitFile(_ path: String, _ content: String, within: Double)
+    /// Waits up to `within` s (`Tolerance.reply` by default) until the file `path` under the testbed root holds
+    /// `content`.
+    case waitFile(_ path: String, _ content: String, within: Double = Tolerance.reply)
     /// Changes the mode of `path` under the testbed root to `mode`, octal text such as `"000"` or `"644"`.
     case chmod(_ path: String, _ mode: String)
     /// Gives `path` under the testbed root (following a symlink, such as a device node's to its PTY) to `owner`,
@@ -61,9 +58,10 @@ public enum Step: Sendable, Hashable, Encodable {
     case exec(_ argv: [String])
     /// Reports the program's user, groups and capability sets (from /proc/PID/status) in the results.
     case credentials
-    /// Connects to the program's Unix socket at `socket`, retrying for up to `within` s until it exists, and
+    /// Connects to the program's Unix socket at `socket`, retrying for up to `within` s (`Tolerance.reply` by
+    /// default) until it exists, and
     /// collects the lines it sends (the Nth connection's are `socket(N)` in the results).
-    case connect(_ socket: String, within: Double)
+    case connect(_ socket: String, within: Double = Tolerance.reply)
     /// Writes each line received so far on the socket connection to `path`, after the CLOCK_MONOTONIC time it
     /// arrived.
     case saveSock(_ path: String)
@@ -103,9 +101,9 @@ public enum Step: Sendable, Hashable, Encodable {
     case suspend(_ seconds: Double, Suspend = Suspend())
 
     /// The driver's JSON list for this step.
-    public var json: JSONValue {
-        func list(_ verb: String, _ args: JSONValue...) -> JSONValue { .array([.string(verb)] + args) }
-        func strings(_ a: [String]) -> JSONValue { .array(a.map { .string($0) }) }
+    public var json: DriverJSON {
+        func list(_ verb: String, _ args: DriverJSON...) -> DriverJSON { .array([.string(verb)] + args) }
+        func strings(_ a: [String]) -> DriverJSON { .array(a.map { .string($0) }) }
         switch self {
         case .start: return list("start")
         case .set(let device, let attributes): return list("set", .string(device), .object(attributes))
@@ -118,8 +116,6 @@ public enum Step: Sendable, Hashable, Encodable {
             if let holdUntil { return list("play", .string(trace), .double(seconds), ["hold_until": holdUntil.json]) }
             return list("play", .string(trace), .double(seconds))
         case .waitPlay(let seconds): return list("wait-play", .double(seconds))
-        case .holdPlay: return list("hold-play")
-        case .releasePlay: return list("release-play")
         case .wait(let wait): return wait.json
         case .sleep(let seconds): return list("sleep", .double(seconds))
         case .remove(let path): return list("remove", .string(path))
@@ -153,25 +149,13 @@ public enum Step: Sendable, Hashable, Encodable {
 
     public func encode(to encoder: any Encoder) throws { try json.encode(to: encoder) }
 
-    /// `steps` as the driver's `--actions` text. Unless the driver plays a trace held by `hold_until`
-    /// (`holdUntilSupported`), a `play` step with `holdUntil` becomes the older equivalent right after it:
-    /// `holdPlay`, the wait, `releasePlay` (which, unlike `hold_until`, waits before the next step runs: a test
-    /// that holds a trace until the program says something starts the program before the play step).
-    public static func actions(_ steps: [Step], holdUntilSupported: Bool) -> String {
-        var out: [JSONValue] = []
-        for step in steps {
-            if case .play(let trace, let seconds, let holdUntil?) = step, !holdUntilSupported {
-                out += [Step.play(trace, seconds: seconds).json, Step.holdPlay.json, holdUntil.json, Step.releasePlay.json]
-            } else {
-                out.append(step.json)
-            }
-        }
-        return JSONValue.array(out).text
-    }
+    /// `steps` as the driver's `--actions` text.
+    public static func actions(_ steps: [Step]) -> String { DriverJSON.array(steps.map(\.json)).text }
 }
 
 /// What a `wait` step waits for: a line matching `pattern` (a Python regular expression, searched) on one of
-/// the program's outputs, after the line the last wait on that output matched, for up to `timeout` seconds.
+/// the program's outputs, after the line the last wait on that output matched, for up to `timeout` seconds
+/// (`Tolerance.reply` unless the factory is told otherwise).
 public struct Wait: Sendable, Hashable {
     /// Where the line comes from.
     public enum Source: String, Sendable, Hashable {
@@ -197,16 +181,16 @@ public struct Wait: Sendable, Hashable {
     }
 
     /// A line of the program's stdout matching `pattern`, within `timeout` s.
-    public static func stdout(_ pattern: String, within timeout: Double) -> Wait { Wait(.stdout, pattern, within: timeout) }
+    public static func stdout(_ pattern: String, within timeout: Double = Tolerance.reply) -> Wait { Wait(.stdout, pattern, within: timeout) }
     /// A line of the program's stderr matching `pattern`, within `timeout` s.
-    public static func stderr(_ pattern: String, within timeout: Double) -> Wait { Wait(.stderr, pattern, within: timeout) }
+    public static func stderr(_ pattern: String, within timeout: Double = Tolerance.reply) -> Wait { Wait(.stderr, pattern, within: timeout) }
     /// A line received on the current socket connection matching `pattern`, within `timeout` s.
-    public static func socket(_ pattern: String, within timeout: Double) -> Wait { Wait(.socket, pattern, within: timeout) }
+    public static func socket(_ pattern: String, within timeout: Double = Tolerance.reply) -> Wait { Wait(.socket, pattern, within: timeout) }
     /// A line of monitor-sensor (beside iio-sensor-proxy) matching `pattern`, within `timeout` s.
-    public static func proxy(_ pattern: String, within timeout: Double) -> Wait { Wait(.proxy, pattern, within: timeout) }
+    public static func proxy(_ pattern: String, within timeout: Double = Tolerance.reply) -> Wait { Wait(.proxy, pattern, within: timeout) }
 
     /// `[VERB, REGEX, TIMEOUT]`, the step and the `hold_until` condition alike.
-    public var json: JSONValue { [.string(source.rawValue), .string(pattern), .double(timeout)] }
+    public var json: DriverJSON { [.string(source.rawValue), .string(pattern), .double(timeout)] }
 }
 
 /// A uevent's action.
@@ -248,8 +232,8 @@ public struct Suspend: Sendable, Hashable {
     }
 
     /// The options object.
-    public var json: JSONValue {
-        var o: [String: JSONValue] = [:]
+    public var json: DriverJSON {
+        var o: [String: DriverJSON] = [:]
         if let at { o["at"] = .double(at) }
         if let events { o["events"] = .string(events.rawValue) }
         switch hub {
@@ -295,7 +279,7 @@ public struct MediaGraph: Sendable, Hashable {
         for (from, to) in links { h.combine(from); h.combine(to) }
     }
 
-    public var json: JSONValue {
+    public var json: DriverJSON {
         ["entities": .array(entities.map { [.string($0.name), $0.device.map { .string($0) } ?? .null, .string($0.kind.rawValue)] }),
          "links": .array(links.map { [.int($0.0), .int($0.1)] })]
     }

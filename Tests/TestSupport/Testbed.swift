@@ -12,7 +12,7 @@ public enum Testbed {
     /// The umockdev files, traces and helper scripts the steps name.
     public static let fixtures = root.appendingPathComponent("Tests/fixtures")
     /// The driver, relative to the package root.
-    public static let driverPath = "Tests/fixtures/umockdev-driver.py"
+    public static let driverPath = "Tests/Testbed/umockdev-driver.py"
     /// The driver.
     public static var driver: URL { root.appendingPathComponent(driverPath) }
     /// Where the built executables are.
@@ -20,32 +20,8 @@ public enum Testbed {
     /// How many runs this test process has going at once.
     public static let slots = RunSlots.perProcessor()
 
-    /// The driver's source text, and its modules' (Tests/Testbed/testbed), to learn what it supports.
-    static let driverSource: (main: String, modules: String) = {
-        let main = (try? String(contentsOf: driver, encoding: .utf8)) ?? ""
-        var modules = ""
-        let dir = root.appendingPathComponent("Tests/Testbed/testbed")
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] where name.hasSuffix(".py") {
-            modules += (try? String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)) ?? ""
-        }
-        return (main, modules)
-    }()
-
-    /// Whether the driver plays a trace held by a `play` step's `hold_until` (the code reads that member); else
-    /// `Step.actions` spells the hold out with `hold-play` and `release-play`.
-    public static var holdUntilSupported: Bool {
-        let code = driverSource.main + driverSource.modules
-        return ["[\"hold_until\"]", "get(\"hold_until\"", "['hold_until']", "get('hold_until'"].contains { code.contains($0) }
-    }
-
-    /// Whether the driver takes `--results PATH` (Tests/Testbed/results.md): its option parser names it; else the
-    /// results are read from its transcript on stderr.
-    public static var resultsSupported: Bool {
-        ["\"--results\"", "'--results'"].contains { (driverSource.main + driverSource.modules).contains($0) }
-    }
-
     /// `steps` as the driver's `--actions` argument.
-    public static func actions(_ steps: [Step]) -> String { Step.actions(steps, holdUntilSupported: holdUntilSupported) }
+    public static func actions(_ steps: [Step]) -> String { Step.actions(steps) }
 
     /// A fresh socket path under /tmp, short enough for a Unix socket, named after `name`.
     public static func socketPath(_ name: String) -> String {
@@ -78,7 +54,7 @@ public enum Testbed {
         for d in devices { args += ["--device", d] }
         for rule in rules { args += ["--rule", rule] }
         if let user { args += ["--user", user] }
-        if resultsSupported { args += ["--results", resultsURL.path] }
+        args += ["--results", resultsURL.path]
         args += ["--actions", actions(steps), "--", binary] + arguments
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/umockdev-wrapper")
@@ -98,53 +74,50 @@ public enum Testbed {
         func lines(_ url: URL) throws -> [String] {
             String(decoding: try Data(contentsOf: url), as: UTF8.self).split(separator: "\n").map(String.init)
         }
-        let results = resultsSupported ? (try? Data(contentsOf: resultsURL)) : nil
-        return Result(status: p.terminationStatus, stdout: try lines(outURL), stderr: try lines(errURL), results: results)
+        let results = Results(data: (try? Data(contentsOf: resultsURL)) ?? Data())
+        return Result(status: p.terminationStatus, results: results, driverOut: try lines(outURL), driverErr: try lines(errURL))
     }
 
-    /// What the run printed and how it ended.
+    /// What the run printed and how it ended: the driver's results, typed.
     public struct Result {
+        /// The driver's exit status: 0 when every step passed.
         public var status: Int32
-        public var stdout: [String]
-        public var stderr: [String]
-        /// Every write to an emulated sysfs attribute and how the kernel answered it, as `iio:device0 FILE "VALUE"
-        /// ok` or `... EINVAL why` (Tests/Testbed/kernel/iio-kernel.c).
-        public var kernel: [String] = []
-        /// Every raw read that slept in the emulated driver, as `iio:device0 in_accel_y_raw slept 3.6 ms at T`
-        /// (T the CLOCK_MONOTONIC time it ended, s).
-        public var reads: [String] = []
-        /// Every open of an emulated device node the kernel refused, as `iio:device0 dev/iio:device0 EBUSY why`
-        /// (the node is held by one open file at a time).
-        public var opens: [String] = []
-        /// What each `feed` step's writer reported when the run ended, as `/dev/iio:device0: longest pause between
-        /// scans 21 ms`.
-        public var feeders: [String] = []
-        /// The driver's results file (`--results`), when it wrote one.
-        public var resultsData: Data?
+        /// What the driver reported (`--results`).
+        public var results: Results
+        /// The driver's own stdout and stderr, for people: the program's lines, the socket lines and the driver's
+        /// transcript.
+        public var driverOut: [String]
+        public var driverErr: [String]
 
-        /// Sorts the driver's stderr into the program's and the driver's own lines and the kernel's logs.
-        public init(status: Int32, stdout: [String], stderr err: [String], results: Data? = nil) {
-            let prefix = "kernel: write ", read = "kernel: read ", refused = "kernel: open ", feed = "feed: "
+        public init(status: Int32, results: Results, driverOut: [String], driverErr: [String]) {
             self.status = status
-            self.stdout = stdout
-            self.stderr = err.filter { line in ![prefix, read, refused, feed].contains { line.hasPrefix($0) } }
-            kernel = err.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
-            reads = err.filter { $0.hasPrefix(read) }.map { String($0.dropFirst(read.count)) }
-            opens = err.filter { $0.hasPrefix(refused) }.map { String($0.dropFirst(refused.count)) }
-            feeders = err.filter { $0.hasPrefix(feed) }.map { String($0.dropFirst(feed.count)) }
-            resultsData = results
+            self.results = results
+            self.driverOut = driverOut
+            self.driverErr = driverErr
         }
 
-        /// The writes the kernel refused.
-        public var refusedWrites: [String] { kernel.filter { !$0.hasSuffix(" ok") } }
+        /// The program's stdout lines.
+        public var stdout: [String] { results.output("stdout").map(\.line) }
+        /// The program's stderr lines.
+        public var stderr: [String] { results.output("stderr").map(\.line) }
 
-        /// The published state events, as decoded JSON objects.
-        public var events: [[String: Any]] {
-            stdout.compactMap { line in
-                guard let data = line.data(using: .utf8) else { return nil }
-                return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-            }
-        }
+        /// The program's writes to emulated sysfs attributes (and the event-descriptor ioctl) and how the kernel
+        /// answered each (Tests/Testbed/kernel), in order.
+        public var kernelWrites: [KernelWrite] { results.kernelWrites.filter { !$0.neighbour } }
+        /// The neighbours' writes (iio-sensor-proxy, a raw poller).
+        public var neighbourWrites: [KernelWrite] { results.kernelWrites.filter(\.neighbour) }
+        /// The program's raw reads that slept in the emulated driver.
+        public var kernelReads: [KernelRead] { results.kernelReads.filter { !$0.neighbour } }
+        /// The program's opens of an emulated device node that the kernel refused (the node is held by one open
+        /// file at a time).
+        public var kernelOpens: [KernelOpen] { results.kernelOpens.filter { !$0.neighbour } }
+        /// The neighbours' refused opens.
+        public var neighbourOpens: [KernelOpen] { results.kernelOpens.filter(\.neighbour) }
+        /// The program's writes the kernel refused.
+        public var refusedWrites: [KernelWrite] { kernelWrites.filter(\.refused) }
+
+        /// The program's JSON lines on stdout (the published state events), as decoded JSON objects.
+        public var events: [[String: Any]] { stdout.compactMap(Self.object) }
 
         /// The rotation of each event that has one, in order, with repeats collapsed.
         public var rotations: [Int] {
@@ -156,13 +129,7 @@ public enum Testbed {
         }
 
         /// The messages received on the `n`th socket connection (from 1), as decoded JSON objects, in order.
-        public func socket(_ n: Int) -> [[String: Any]] {
-            let prefix = "socket \(n): "
-            return stdout.filter { $0.hasPrefix(prefix) }.compactMap { line in
-                guard let data = line.dropFirst(prefix.count).data(using: .utf8) else { return nil }
-                return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-            }
-        }
+        public func socket(_ n: Int) -> [[String: Any]] { results.socket(n).compactMap { Self.object($0.line) } }
 
         /// The rotations published on the `n`th socket connection, repeats collapsed.
         public func socketRotations(_ n: Int = 1) -> [Int] {
@@ -183,46 +150,34 @@ public enum Testbed {
         }
 
         /// When the played trace's time 0 was on the program's CLOCK_MONOTONIC, s, for what the trace does from
-        /// `first` s into it on: the "play" step's start, plus the time a "hold-play" step held it there. Nil when
-        /// no trace was played, or when the hold began after `first` (what came after it was played before the
-        /// hold, on the earlier time).
+        /// `first` s into it on: the `play` step's start, plus the time the trace was held (`holdUntil`, or a
+        /// `hold-play` step). Nil when no trace was played, or when the hold began after `first` (what came after
+        /// it was played before the hold, on the earlier time).
         public func traceStart(before first: Double) -> Double? {
-            guard let start = printed("play: started at ") else { return nil }
-            // play: held S s at T s into the trace
-            guard let line = stderr.first(where: { $0.hasPrefix("play: held ") }) else { return start }
-            let words = line.split(separator: " ")
-            guard words.count >= 6, let held = Double(words[2]), let at = Double(words[5]), at < first else { return nil }
-            return start + held
-        }
-
-        /// The number the driver printed on stderr right after `prefix`, in its first such line (a time on the
-        /// program's CLOCK_MONOTONIC, or a number of seconds).
-        public func printed(_ prefix: String) -> Double? {
-            stderr.first { $0.hasPrefix(prefix) }.flatMap { Double($0.dropFirst(prefix.count).split(separator: " ")[0]) }
+            guard let start = results.playStarted?.at else { return nil }
+            guard let hold = results.playHolds.first else { return start }
+            return hold.atTrace < first ? start + hold.seconds : nil
         }
 
         /// The longest time the `feed` writer of `node` went without writing a scan, in seconds, if it ran.
-        public func longestFeederPause(_ node: String) -> Double? {
-            let prefix = "\(node): longest pause between scans "
-            guard let line = feeders.first(where: { $0.hasPrefix(prefix) }) else { return nil }
-            return Double(line.dropFirst(prefix.count).prefix { $0.isNumber || $0 == "." }).map { $0 / 1000 }
-        }
+        public func longestFeederPause(_ node: String) -> Double? { results.feederPauses[node] }
 
         /// Whether rotationd gave up the buffer of `node` for polling although its `feed` writer never paused for
         /// as long as the buffer's silence (500 ms). A writer held up that long (a loaded machine) leaves the
-        /// buffer truly silent, and polling is then the right answer; 0.4 s leaves room for the two sides' clocks
-        /// to see the pause a little differently.
+        /// buffer truly silent, and polling is then the right answer; `Tolerance.feederPause` leaves room for the
+        /// two sides' clocks to see the pause a little differently.
         public func fellBackToPollingUnprompted(_ node: String) -> Bool {
-            stderr.contains { $0.contains("polling in_accel") } && (longestFeederPause(node) ?? 0) < 0.4
+            stderr.contains { $0.contains("polling in_accel") } && (longestFeederPause(node) ?? 0) < Tolerance.feederPause
         }
 
-        /// The driver's failure line, if a step failed.
-        public var failure: String? { stderr.first { $0.hasPrefix("driver:") } }
+        /// The failed step and what failed, if a step failed.
+        public var failure: DriverFailure? { results.failure }
 
-        /// Everything, for test failure messages.
-        public var transcript: String {
-            (stdout + stderr + kernel.map { "kernel: write " + $0 } + opens.map { "kernel: open " + $0 } + feeders.map { "feed: " + $0 })
-                .joined(separator: "\n")
+        /// Everything the driver printed, for test failure messages.
+        public var transcript: String { (driverOut + driverErr).joined(separator: "\n") }
+
+        static func object(_ line: String) -> [String: Any]? {
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
         }
     }
 }
