@@ -227,9 +227,13 @@ static int raw_busy(const struct rule *r, struct request *q) {
     return enabled(q->dev) ? EBUSY : RULE_PASS;
 }
 
+/* The rule kinds. A write is decided by STAGE_REFUSE, then the core's store (core.c, which runs STAGE_ENABLE or
+ * STAGE_TRIGGER) or, for a driver attribute, STAGE_DRIVER_REFUSE and STAGE_DRIVER_VALUE (a plain store when no
+ * kind takes the value); a write taken runs STAGE_AFTER (sysfs.c). A raw read runs STAGE_READ_DELAY, sleeps,
+ * then STAGE_READ_REFUSE (reads.c). Within a stage the order of the rows is the order of the checks. */
 static const struct kind kinds[] = {
     {"driver", SCOPE_DEVICE, STAGE_DRIVER_REFUSE, driver_only},
-    {"writable", SCOPE_LIST, STAGE_NONE, NULL},
+    {"writable", SCOPE_LIST, STAGE_NONE, NULL},   /* read by driver_only, and by the open (core.c's writable) */
     {"busy", SCOPE_LIST, STAGE_DRIVER_REFUSE, busy},
     {"int-range", SCOPE_FIRST, STAGE_DRIVER_VALUE, int_range},
     {"values", SCOPE_FIRST, STAGE_DRIVER_VALUE, values},
