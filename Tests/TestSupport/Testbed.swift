@@ -32,7 +32,7 @@ public enum Testbed {
     ///
     /// - Parameters:
     ///   - devices: umockdev files, relative to Tests/fixtures.
-    ///   - rules: rules of the emulated kernel (`Tests/Testbed/kernel/iio-kernel.c`) added to the devices' own.
+    ///   - rules: rules of the emulated kernel (`Tests/Testbed/kernel`) added to the devices' own.
     ///   - user: `USER:GROUP` to run the program as that unprivileged user (the driver's `--user`), or nil for root.
     ///   - environment: variables added to the program's environment (and the driver's).
     ///   - program: another program to run instead of rotationd.
