@@ -18,7 +18,7 @@ class TraceClock:
 
     Each "suspend" step with "at" after the "play" step is a gate: the trace stands at that time until the program
     is asleep, so that whatever the trace does after it happens while asleep, however late a loaded machine brings
-    the sleep. A "hold_until" is a gate at 0, a "hold-play" step a gate where the trace is then."""
+    the sleep. A "hold_until" is a gate at 0."""
 
     def __init__(self, start, gates):
         self.start = start
@@ -26,14 +26,6 @@ class TraceClock:
         self.held = 0.0
         self.gates = sorted(gates)
         self.holding = threading.Event()   # set while a hold_until condition is pending
-
-    def hold(self):
-        """Makes the trace's time now a gate; returns it, s into the trace."""
-        with self.lock:
-            t = time.monotonic() - self.start - self.held
-            t = min(t, self.gates[0]) if self.gates else t
-            self.gates.insert(0, t)
-            return t
 
     def release(self):
         """Opens the first gate; returns how long the trace stood at it, s."""
@@ -189,29 +181,11 @@ class Hold:
 def wait_play(run, seconds):
     """["wait-play", SECONDS]
     Sleep until SECONDS after the "play" step started its trace, plus the time the trace was held (by a
-    hold_until, by "hold-play", or for a late "suspend"); while a hold_until is pending, wait for it first."""
+    hold_until, or for a late "suspend"); while a hold_until is pending, wait for it first."""
     clock = _clock(run)
     while clock.holding.is_set() and not run.late_failure:
         time.sleep(0.01)
     time.sleep(max(0.0, clock.start + seconds + clock.held - time.monotonic()))
-
-
-def hold_play(run):
-    """["hold-play"]
-    Hold the trace where it is now, until "release-play": so that a program a loaded machine starts late misses
-    none of it (superseded by play's hold_until)."""
-    run.held_at = _clock(run).hold()
-
-
-def release_play(run):
-    """["release-play"]
-    Play the trace on from where "hold-play" held it; prints "play: held S s at T s into the trace"."""
-    if run.held_at is None:
-        raise Failure("no hold-play step ran before")
-    over = run.clock.release()
-    results.say("play: held %.6f s at %.3f s into the trace" % (over, run.held_at), "play-held", seconds=over,
-                at_trace=run.held_at, until=None)
-    run.held_at = None
 
 
 def _clock(run):

@@ -34,7 +34,7 @@ class Run:
         self.env = self.proc = self.out = self.err = None
         self.sock = self.sock_stream = None
         self.sock_streams, self.feeders, self.sensors = [], {}, {}
-        self.guard = self.neighbours = self.clock = self.held_at = None
+        self.guard = self.neighbours = self.clock = None
         self.parts, self.holds = [], []
         self.index, self.step, self.late_failure = 0, None, None
         if user is not None:

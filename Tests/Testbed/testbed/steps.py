@@ -40,8 +40,6 @@ VERBS = {
     "feed-trace": feeds.feed_trace,
     "play": player.play,
     "wait-play": player.wait_play,
-    "hold-play": player.hold_play,
-    "release-play": player.release_play,
     # Sleep and wake
     "suspend": sleep.suspend,
     "asleep": sleep.asleep,
