@@ -1,4 +1,4 @@
-/// Every allowance the test bed's tests make for a loaded machine, in seconds: how long a step waits for what
+/// Every allowance the tests make for a loaded machine, in seconds: how long a step or a read waits for what
 /// comes at once on an idle machine, and how late a test lets the service be.
 ///
 /// On an idle machine each of these is far more than needed; the tests run beside builds and other test processes
@@ -8,12 +8,14 @@
 public enum Tolerance {
     // MARK: How long a step waits
 
-    /// The default timeout of a `wait`, `connect` and `waitFile` step: something that follows at once what the test
-    /// just did (a pose set, a client connected, a file written) or the program's start.
+    /// The default timeout of a `wait`, `connect` and `waitFile` step, and of a test socket's reads: something
+    /// that follows at once what the test just did (a pose set, a client connected, a file written, a command
+    /// sent) or the program's start.
     public static let reply = 5.0
     /// What follows a change the service takes its time over: its pace changing after the device was still for a
     /// while, the first of a driver zoo part's poses (discovery, then the part's own start-up), a socket that
-    /// appears after a slower start (sanitizers, a fixture with several devices).
+    /// appears after a slower start (sanitizers, a fixture with several devices); a process's first line, or its
+    /// end after a short run; the service serving, a unit active.
     public static let slowReply = 10.0
     /// A `--list` run's listing: discovery, then the part read at rest.
     public static let listing = 8.0
@@ -33,6 +35,31 @@ public enum Tolerance {
     public static let testSignal = 60.0
     /// iio-sensor-proxy's first orientation: the proxy and its bus start, then monitor-sensor claims the part.
     public static let sensorProxyStart = 15.0
+
+    // MARK: Processes the service and packaging tests start themselves
+
+    /// A client tool run to its end, or what it prints while a replay of a few seconds runs; a restarted unit.
+    public static let toolRun = 15.0
+    /// A replay of a trace of a few seconds to its end, a client following it to the last change, and a client
+    /// program (a Python client) run to its end.
+    public static let replayRun = 20.0
+    /// A longer run to its end: a replay that many clients read, an example program, a `make` step, the journal.
+    public static let longRun = 30.0
+    /// A build or an install (`make`, `systemd-analyze verify`), and a booted container's start.
+    public static let build = 60.0
+    /// A command run inside a booted container to its end (systemctl, a test of a file), and the test bed set up
+    /// there.
+    public static let containerCommand = 20.0
+    /// A booted container's systemd shutting down after SIGTERM, before it is killed.
+    public static let containerHalt = 15.0
+    /// A command started inside a booted container, in the background.
+    public static let containerRun = 120.0
+    /// The test bed's driver inside a booted container, from its start to its end (the whole test).
+    public static let containerDriver = 150.0
+    /// How long a read waits for one more line before it takes a drained stream as done.
+    public static let quiet = 1.0
+    /// A closed connection seen by its clients.
+    public static let closeSeen = 2.0
 
     // MARK: How late the service may be
 
@@ -56,6 +83,12 @@ public enum Tolerance {
     public static let cameraHotPlug = 1.0
     /// A client's greeting while the service gives back its start-up pages (`/proc/self/smaps` may be slow).
     public static let greeting = 1.5
+    /// `systemctl stop` of the packaged service (SIGTERM, and the service ends its loop at once).
+    public static let serviceStop = 2.0
+    /// The median lateness of the changes a prompt socket reader receives during a fast replay (the fan-out).
+    public static let fanoutMedian = 0.05
+    /// Two clocks read one after the other (CLOCK_MONOTONIC, then CLOCK_BOOTTIME): a preemption between them.
+    public static let clockReadsApart = 0.01
     /// How much shorter than the buffer's 500 ms of silence a `feed` writer's longest pause may be when rotationd
     /// fell back to polling (the two sides' clocks see the pause a little differently): below it the fallback was
     /// unprompted.
