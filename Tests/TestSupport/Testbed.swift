@@ -75,6 +75,7 @@ public enum Testbed {
             String(decoding: try Data(contentsOf: url), as: UTF8.self).split(separator: "\n").map(String.init)
         }
         let results = Results(data: (try? Data(contentsOf: resultsURL)) ?? Data())
+        for line in results.undecoded { Issue.record("a result of the driver that does not decode (Tests/Testbed/results.md): \(line)") }
         return Result(status: p.terminationStatus, results: results, driverOut: try lines(outURL), driverErr: try lines(errURL))
     }
 
