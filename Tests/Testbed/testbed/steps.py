@@ -88,7 +88,8 @@ def run_steps(run):
         try:
             run_step(run, step)
         except Failure as e:
-            return step, str(e)
+            # A trace held past its hold_until's timeout is why a later wait failed: name the hold.
+            return run.late_failure or (step, str(e))
         if run.late_failure:
             return run.late_failure
     for hold in run.holds:
