@@ -50,7 +50,7 @@ for fixture in ${FIXTURES:-hid-sensor bmc150-dual mxc4005-noirq}; do
     seconds=$(python3 -c "print(int($PERIOD * $LOOPS + 3))")
     steps="[[\"start\"],[\"play\",\"zoo/four-poses.csv\",$seconds],[\"connect\",\"$SOCK\",10],"
     steps="$steps[\"sleep\",$((seconds - 1))],[\"save-sock\",\"$OUT/socket.txt\"],[\"alive\"]]"
-    umockdev-wrapper /usr/bin/python3 Tests/fixtures/umockdev-driver.py --device "zoo/$fixture.umockdev" --actions "$steps" \
+    umockdev-wrapper /usr/bin/python3 Tests/Testbed/umockdev-driver.py --device "zoo/$fixture.umockdev" --actions "$steps" \
         -- "$BIN_DIR/rotationd" --serve --socket "$SOCK" >"$OUT/run.out" 2>"$OUT/run.err" || {
         echo "$fixture: FAILED"; cat "$OUT/run.err"; exit 1; }
     mode=$(grep -o 'as the display accelerometer, [a-z]*' "$OUT/run.err" | head -1 | sed 's/.*, //')
@@ -91,7 +91,7 @@ PY
     rm -f "$SOCK"
     steps="[[\"start\"],[\"play\",\"$OUT/still.csv\",$((STILL_SECONDS + 15))],[\"connect\",\"$SOCK\",10],"
     steps="$steps[\"wait-sock\",\"\\\"rotation\\\":0\",10],[\"sleep\",5],[\"measure\",$STILL_SECONDS],[\"alive\"]]"
-    umockdev-wrapper /usr/bin/python3 Tests/fixtures/umockdev-driver.py --device "zoo/$fixture.umockdev" --actions "$steps" \
+    umockdev-wrapper /usr/bin/python3 Tests/Testbed/umockdev-driver.py --device "zoo/$fixture.umockdev" --actions "$steps" \
         -- "$BIN_DIR/rotationd" --serve --socket "$SOCK" >"$OUT/run.out" 2>"$OUT/run.err" || {
         echo "$fixture: FAILED"; cat "$OUT/run.err"; exit 1; }
     echo "  still: $(grep '^bench:' "$OUT/run.err" | sed 's/^bench: //')"

@@ -46,7 +46,7 @@ run() {
     fi
     steps="$steps[\"sleep\",1],[\"measure\",$SECONDS_EACH],[\"alive\"]]"
     rm -f "$SOCK"
-    umockdev-wrapper /usr/bin/python3 Tests/fixtures/umockdev-driver.py --device "$fixture" --actions "$steps" \
+    umockdev-wrapper /usr/bin/python3 Tests/Testbed/umockdev-driver.py --device "$fixture" --actions "$steps" \
         -- "$BIN_DIR/rotationd" --serve --socket "$SOCK" --rate 50 "$@" >"$OUT/run.out" 2>"$OUT/run.err" || {
         echo "$label: FAILED"; cat "$OUT/run.err"; return 1; }
     echo "$label: $(grep '^bench:' "$OUT/run.err" | sed 's/^bench: //')"

@@ -39,7 +39,7 @@ for fixture in ${FIXTURES:-$ALL}; do
         rm -f "$SOCK"
         steps="[[\"start\"],[\"play\",\"$OUT/trace.csv\",$((SECONDS_MOVING + 12))],[\"connect\",\"$SOCK\",10],"
         steps="$steps[\"wait-sock\",\"\\\"rotation\\\":\",15],[\"sleep\",3],[\"measure\",$SECONDS_MOVING],[\"alive\"]]"
-        if ! umockdev-wrapper /usr/bin/python3 Tests/fixtures/umockdev-driver.py --device "zoo/$fixture.umockdev" \
+        if ! umockdev-wrapper /usr/bin/python3 Tests/Testbed/umockdev-driver.py --device "zoo/$fixture.umockdev" \
             --actions "$steps" -- "$bin" --serve --socket "$SOCK" >"$OUT/run.out" 2>"$OUT/run.err"; then
             echo "$fixture ($bin): FAILED"
             grep -v '^kernel: ' "$OUT/run.err" | tail -3

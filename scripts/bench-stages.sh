@@ -64,7 +64,7 @@ for fixture in ${FIXTURES:-hid-sensor hid-sensor-hysteresis bmc150-dual kxcjk-10
     seconds=$(python3 -c "print(int($PERIOD * $LOOPS + 3))")
     steps="[[\"start\"],[\"play\",\"zoo/four-poses.csv\",$seconds],[\"connect\",\"$SOCK\",10],"
     steps="$steps[\"sleep\",$((seconds - 1))],[\"save-sock\",\"$OUT/socket.txt\"],[\"alive\"]]"
-    umockdev-wrapper /usr/bin/python3 Tests/fixtures/umockdev-driver.py --device "zoo/$fixture.umockdev" --actions "$steps" \
+    umockdev-wrapper /usr/bin/python3 Tests/Testbed/umockdev-driver.py --device "zoo/$fixture.umockdev" --actions "$steps" \
         -- "$BIN_DIR/rotationd" --serve --verbose --socket "$SOCK" >"$OUT/run.out" 2>"$OUT/run.err" || {
         echo "$fixture: FAILED"; cat "$OUT/run.err"; exit 1; }
     mode=$(grep -o 'as the display accelerometer, [a-z]*' "$OUT/run.err" | head -1 | sed 's/.*, //')

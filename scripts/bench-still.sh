@@ -68,7 +68,7 @@ for fixture in ${FIXTURES:-$ALL}; do
         steps="[[\"start\"],[\"play\",\"$OUT/trace.csv\",$((HOLD + 8))],[\"connect\",\"$SOCK\",10],"
         steps="$steps[\"wait-sock\",\"\\\"rotation\\\":0\",15],[\"sleep\",3],[\"measure\",$SECONDS_STILL],"
         steps="$steps[\"wait-sock\",\"\\\"rotation\\\":90\",20],[\"sleep\",0.5],[\"save-sock\",\"$OUT/socket.txt\"],[\"alive\"]]"
-        if ! umockdev-wrapper /usr/bin/python3 Tests/fixtures/umockdev-driver.py --device "$device" --actions "$steps" \
+        if ! umockdev-wrapper /usr/bin/python3 Tests/Testbed/umockdev-driver.py --device "$device" --actions "$steps" \
             -- "$BIN_DIR/rotationd" --serve --socket "$SOCK" >"$OUT/run.out" 2>"$OUT/run.err"; then
             echo "$fixture ($mode): FAILED"
             grep -v '^kernel: ' "$OUT/run.err" | tail -5

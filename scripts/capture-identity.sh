@@ -7,11 +7,15 @@
 #
 #   scripts/capture-identity.sh OLD_ROTATIOND NEW_ROTATIOND      (FIXTURES="mxc4005 bmi323" to run some only)
 #
+# OLD_DRIVER and NEW_DRIVER name the test bed's driver each side runs under (both Tests/Testbed/umockdev-driver.py
+# by default): one binary given twice with two drivers compares the drivers instead.
+#
 # The runs play in real time (about 20 s each), two at a time.
 set -u
 cd "$(dirname "$0")/.."
 [ $# -eq 2 ] || { echo "usage: scripts/capture-identity.sh OLD_ROTATIOND NEW_ROTATIOND" >&2; exit 2; }
 OLD=$1 NEW=$2
+OLD_DRIVER=${OLD_DRIVER:-Tests/Testbed/umockdev-driver.py} NEW_DRIVER=${NEW_DRIVER:-Tests/Testbed/umockdev-driver.py}
 ALL="hid-sensor bmc150-dual bmc150-noirq bmc150-int2 bmc150-lostevent kxcjk-1013 mxc4005 mxc4005-noirq st_accel cros-ec cros-ec-location inv_mpu6050 inv_mpu6050-gyro-scale-x1000 bmi323 st_lsm6dsx st_lsm6dsx-noirq mma8452"
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
@@ -41,16 +45,16 @@ PY
 }
 
 run() {
-    fixture=$1 which=$2 bin=$3
-    umockdev-wrapper /usr/bin/python3 Tests/fixtures/umockdev-driver.py --device "zoo/$fixture.umockdev" \
+    fixture=$1 which=$2 bin=$3 driver=$4
+    umockdev-wrapper /usr/bin/python3 "$driver" --device "zoo/$fixture.umockdev" \
         --actions "$STEPS" -- "$bin" --print >"$OUT/$fixture.$which.out" 2>"$OUT/$fixture.$which.err"
     summary "$OUT/$fixture.$which" >"$OUT/$fixture.$which.sum"
 }
 
 same=0 differ=0
 for fixture in ${FIXTURES:-$ALL}; do
-    run "$fixture" old "$OLD" &
-    run "$fixture" new "$NEW"
+    run "$fixture" old "$OLD" "$OLD_DRIVER" &
+    run "$fixture" new "$NEW" "$NEW_DRIVER"
     wait
     if diff -u "$OUT/$fixture.old.sum" "$OUT/$fixture.new.sum" >"$OUT/diff"; then
         same=$((same + 1))

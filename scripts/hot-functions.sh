@@ -52,7 +52,7 @@ trace() {
     [ -z "$4" ] || steps="$steps,[\"run\",[\"sh\",\"$ROOT/scripts/hot-functions.sh\",\"--clients\",\"$SOCK\",\"$OUT\"]]"
     steps="$steps,[\"alive\"]]"
     rm -f "$SOCK"
-    umockdev-wrapper /usr/bin/python3 Tests/fixtures/umockdev-driver.py --device "$fixture" --actions "$steps" -- \
+    umockdev-wrapper /usr/bin/python3 Tests/Testbed/umockdev-driver.py --device "$fixture" --actions "$steps" -- \
         valgrind -q --tool=callgrind --demangle=no --dump-instr=no --callgrind-out-file="$OUT/$name.cg" \
         "$ROOT/.build/release/rotationd" --serve --socket "$SOCK" --rate 50 >"$OUT/$name.out" 2>"$OUT/$name.err" || {
         echo "hot-functions: the $name run failed:" >&2; tail -20 "$OUT/$name.err" >&2; exit 1; }

@@ -69,7 +69,7 @@ PY
     steps="$steps[\"run\",[\"/usr/bin/python3\",\"$ROOT/scripts/resident-pages.py\",\"--pid-env\",\"--label\",\"rotationd\",\"--save\",\"$OUT/$tag-rotationd.json\"]],"
     steps="$steps[\"run\",[\"sh\",\"$ROOT/scripts/memory-report.sh\",\"--clients\",\"$SOCK\",\"$bin\",\"$OUT\",\"$tag\"]],[\"alive\"]]"
     rm -f "$SOCK"
-    umockdev-wrapper /usr/bin/python3 Tests/fixtures/umockdev-driver.py --device bench-polled.umockdev --actions "$steps" \
+    umockdev-wrapper /usr/bin/python3 Tests/Testbed/umockdev-driver.py --device bench-polled.umockdev --actions "$steps" \
         -- "$bin/rotationd" --serve --socket "$SOCK" --rate 50 >"$OUT/run.out" 2>"$OUT/run.err" || {
         echo "memory-report: the $tag run failed:" >&2; cat "$OUT/run.err" >&2; exit 1; }
     grep -v '^socket 1: ' "$OUT/run.out"

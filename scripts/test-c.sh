@@ -209,7 +209,7 @@ live() {
     sock=$work/live.sock
     cmp="env LD_LIBRARY_PATH=$lib_normal /usr/bin/python3 $root_dir/Tests/c/compare-keys.py once $sock $OUT/normal/follow-keys $BIN_DIR/rotwatch"
     once=$(printf '"%s",' $cmp | sed 's/,$//')
-    umockdev-wrapper /usr/bin/python3 Tests/fixtures/umockdev-driver.py --device polled.umockdev --device camera-builtin.umockdev \
+    umockdev-wrapper /usr/bin/python3 Tests/Testbed/umockdev-driver.py --device polled.umockdev --device camera-builtin.umockdev \
         --device camera-webcam.umockdev --device camera-usb-host.umockdev --actions "[
             [\"start\"], [\"connect\", \"$sock\", 10], [\"wait-sock\", \"\\\"rotation\\\":0\", 10], [\"run\", [$once]],
             [\"set\", \"iio:device0\", {\"in_accel_x_raw\": 8, \"in_accel_y_raw\": 521, \"in_accel_z_raw\": -67}],

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// The machine's own systemd booted as PID 1 in a throwaway container, with an unpacked package laid over its
 /// /usr: the package's files are seen inside only, never installed on the machine.
@@ -41,7 +42,7 @@ final class BootedContainer {
     /// Boots a container with `package` (an unpacked package's root) over /usr, each of `binds` (a path on the
     /// machine, the path inside) mounted read-only, and `presets` as a preset file; returns once its systemd has
     /// finished starting up (throws after `timeout` seconds).
-    init(package: String, binds: [(String, String)], presets: String, timeout: Double = 60) throws {
+    init(package: String, binds: [(String, String)], presets: String, timeout: Double = Tolerance.build) throws {
         scratch = try ScratchDirectory()
         name = "rotationd-test-\(getpid())-\(UInt16.random(in: 0...UInt16.max))"
         console = scratch.path("console")
@@ -98,13 +99,13 @@ final class BootedContainer {
 
     /// Runs `command` inside to its end (at most `timeout` seconds).
     @discardableResult
-    func run(_ command: [String], timeout: Double = 20) throws -> Command {
+    func run(_ command: [String], timeout: Double = Tolerance.containerCommand) throws -> Command {
         try Command.run("/usr/bin/timeout", inside(command, timeout: timeout))
     }
 
     /// Standard output of `command` run inside, when it exited 0; otherwise throws with what it printed.
     @discardableResult
-    func output(_ command: [String], timeout: Double = 20) throws -> String {
+    func output(_ command: [String], timeout: Double = Tolerance.containerCommand) throws -> String {
         let r = try run(command, timeout: timeout)
         guard r.status == 0 else { throw Command.Failure(command: command.joined(separator: " "), result: r) }
         return r.out
@@ -112,7 +113,7 @@ final class BootedContainer {
 
     /// Starts `command` inside and returns at once; standard output goes to `stdout`, standard error to
     /// `stderr`. It ends after `timeout` seconds, or with the container.
-    func start(_ command: [String], stdout: String, stderr: String, timeout: Double = 120) throws -> Process {
+    func start(_ command: [String], stdout: String, stderr: String, timeout: Double = Tolerance.containerRun) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         p.arguments = inside(command, timeout: timeout)
@@ -151,7 +152,7 @@ final class BootedContainer {
         } else {
             kill(nspawn.processIdentifier, SIGTERM)
         }
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(Tolerance.containerHalt)
         while nspawn.isRunning && Date() < deadline { usleep(50_000) }
         if nspawn.isRunning {
             // Killing the init ends everything in the container, and then systemd-nspawn; without one found,

@@ -3,6 +3,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// The package `make deb` leaves in dist/, unpacked into scratch directories.
 @Suite("Debian package")
@@ -109,7 +110,7 @@ struct DebianPackageTests {
         defer { if service.isRunning { kill(service.processIdentifier, SIGKILL); service.waitUntilExit() } }
         // The socket file appears at bind(), before the service listens; it says when it serves.
         func logged() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(Tolerance.slowReply)
         while !logged().contains("serving on") && service.isRunning && Date() < deadline { usleep(20_000) }
         #expect(logged().contains("serving on \(socket)"), "\(logged())")
         let watch = try Command.run(root.path("usr/bin/rotwatch"), ["--once", "--socket", socket])

@@ -3,6 +3,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// The packaged service without root: its own user, the udev rule's grants, and the unit's sandbox.
 ///
@@ -41,43 +42,46 @@ struct ServiceUserTests {
         /// The driver steps that do what udev would for the device at sysfs path `devpath` with node `node`
         /// (relative to /dev), its program taken from the unpacked `package`: `%S` is the testbed's /sys, `%p`
         /// the devpath and `$devnode` the testbed's node.
-        func steps(devpath: String, node: String, subdevice: Bool, package: String) -> [[Any]] {
+        func steps(devpath: String, node: String, subdevice: Bool, package: String) -> [Step] {
             let run = (subdevice ? subdeviceRun : iioRun).map { word -> String in
                 if word.hasPrefix("/") { return package + word }
                 return word.replacingOccurrences(of: "%S", with: "{root}/sys").replacingOccurrences(of: "%p", with: devpath)
                     .replacingOccurrences(of: "$devnode", with: "{root}/dev/" + node)
             }
-            if subdevice { return [["exec", run]] }
-            return [["chown", "dev/" + node, "root:" + group], ["chmod", "dev/" + node, mode], ["exec", run]]
+            if subdevice { return [.exec(run)] }
+            return [.chown("dev/" + node, "root:" + group), .chmod("dev/" + node, mode), .exec(run)]
         }
     }
 
     /// Runs the packaged rotationd with `arguments` as the packaged user in an umockdev testbed with `devices`,
-    /// after `steps` (see Tests/fixtures/umockdev-driver.py).
-    static func runAsServiceUser(_ user: ServiceUser, devices: [String], steps: [[Any]], arguments: [String]) throws -> Command {
-        let driver = PackagePaths.source("Tests/fixtures/umockdev-driver.py")
+    /// after `steps` (`Step`).
+    /// What the driver printed, and its results (`Results`).
+    struct DriverRun {
+        var command: Command
+        var results: Results
+        var status: Int32 { command.status }
+        var out: String { command.out }
+        var err: String { command.err }
+    }
+
+    static func runAsServiceUser(_ user: ServiceUser, devices: [String], steps: [Step], arguments: [String]) throws -> DriverRun {
+        let driver = PackagePaths.source(Testbed.driverPath)
+        let results = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-user-results-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: results) }
         var args = ["/usr/bin/python3", driver]
         for d in devices { args += ["--device", d] }
         args += ["--user", "\(ServiceUser.name):\(ServiceUser.name)"]
-        args += ["--actions", String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self)]
+        args += ["--results", results.path]
+        args += ["--actions", Testbed.actions(steps)]
         args += ["--", user.package + "/usr/bin/rotationd"] + arguments
-        return try user.run("/usr/bin/umockdev-wrapper", args)
-    }
-
-    /// The `credentials:` lines the driver printed, as field name to value.
-    static func credentials(_ r: Command) -> [String: String] {
-        var fields: [String: String] = [:]
-        for line in r.err.split(separator: "\n") where line.hasPrefix("credentials: ") {
-            let parts = line.dropFirst("credentials: ".count).split(separator: ":", maxSplits: 1)
-            if parts.count == 2 { fields[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces) }
-        }
-        return fields
+        let command = try user.run("/usr/bin/umockdev-wrapper", args)
+        return DriverRun(command: command, results: Results(data: (try? Data(contentsOf: results)) ?? Data()))
     }
 
     /// Checks that the process ran as `uid` with no capability in any set and no way to gain one.
-    static func expectUnprivileged(_ r: Command, uid: String) {
-        let c = credentials(r)
-        #expect(c["Uid"]?.split(separator: "\t").map(String.init) == [uid, uid, uid, uid], "\(c)")
+    static func expectUnprivileged(_ r: DriverRun, uid: String) {
+        let c = r.results.credentials.mapValues(\.value)
+        #expect(r.results.credentials["Uid"]?.words == [uid, uid, uid, uid], "\(c)")
         #expect(uid != "0")
         for set in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
             #expect(c[set] == "0000000000000000", "\(set): \(c[set] ?? "missing")")
@@ -186,18 +190,18 @@ struct ServiceUserTests {
         let socket = "/tmp/rotationd-user-buffered-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         let node = "/dev/iio:device0"
         let dev = "sys/bus/iio/devices/iio:device0/"
-        let steps: [[Any]] = grants.steps(devpath: "/devices/platform/accel-buffered/iio:device0", node: "iio:device0", subdevice: false, package: root.path) + [
-            ["feed", node, "<hhhxxq", [523, 13, 5], 50],
-            ["start"],
-            ["connect", socket, 5],
-            ["wait-sock", Self.normal, 5],
-            ["credentials"],
-            ["feed", node, "<hhhxxq", [8, 521, -67], 50],
-            ["wait-sock", Self.rightUp, 5],
-            ["expect-file", dev + "buffer/enable", "1"],
-            ["expect-file", dev + "scan_elements/in_accel_x_en", "1"],
-            ["expect-file", dev + "trigger/current_trigger", "accel_3d-dev0"],
-            ["alive"],
+        let steps: [Step] = grants.steps(devpath: "/devices/platform/accel-buffered/iio:device0", node: "iio:device0", subdevice: false, package: root.path) + [
+            .feed(node, format: "<hhhxxq", values: [523, 13, 5], hz: 50),
+            .start,
+            .connect(socket),
+            .wait(.socket(Self.normal)),
+            .credentials,
+            .feed(node, format: "<hhhxxq", values: [8, 521, -67], hz: 50),
+            .wait(.socket(Self.rightUp)),
+            .expectFile(dev + "buffer/enable", "1"),
+            .expectFile(dev + "scan_elements/in_accel_x_en", "1"),
+            .expectFile(dev + "trigger/current_trigger", "accel_3d-dev0"),
+            .alive,
         ]
         let r = try Self.runAsServiceUser(user, devices: ["buffered.umockdev"], steps: steps, arguments: ["--serve", "--socket", socket])
         #expect(r.status == 0, "\(r.out)\(r.err)")
@@ -212,14 +216,14 @@ struct ServiceUserTests {
         let user = try ServiceUser(package: root.path)
         let grants = try RuleGrants(rules: String(contentsOfFile: root.path("usr/lib/udev/rules.d/60-rotationd.rules"), encoding: .utf8))
         let socket = "/tmp/rotationd-user-polled-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-        let steps: [[Any]] = grants.steps(devpath: "/devices/platform/accel-polled/iio:device0", node: "iio:device0", subdevice: false, package: root.path) + [
-            ["start"],
-            ["connect", socket, 5],
-            ["wait-sock", Self.normal, 5],
-            ["credentials"],
-            ["set", "iio:device0", ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]],
-            ["wait-sock", Self.rightUp, 5],
-            ["alive"],
+        let steps: [Step] = grants.steps(devpath: "/devices/platform/accel-polled/iio:device0", node: "iio:device0", subdevice: false, package: root.path) + [
+            .start,
+            .connect(socket),
+            .wait(.socket(Self.normal)),
+            .credentials,
+            .set("iio:device0", ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]),
+            .wait(.socket(Self.rightUp)),
+            .alive,
         ]
         let r = try Self.runAsServiceUser(user, devices: ["polled.umockdev"], steps: steps, arguments: ["--serve", "--socket", socket])
         #expect(r.status == 0, "\(r.out)\(r.err)")
@@ -235,12 +239,12 @@ struct ServiceUserTests {
         let grants = try RuleGrants(rules: String(contentsOfFile: root.path("usr/lib/udev/rules.d/60-rotationd.rules"), encoding: .utf8))
         let devpath = "/devices/pci0000:00/0000:00:15.3/i2c_designware.3/i2c-3/i2c-INT347A:00/video4linux/v4l-subdev1"
         // Both nodes as udev's default rules leave every video4linux node: root's, group video, mode 0660.
-        let steps: [[Any]] = [["v4l2-controls", "/dev/v4l-subdev0", ["orientation": 0, "rotation": 0]],
-                              ["v4l2-controls", "/dev/v4l-subdev1", ["orientation": 1, "rotation": 90]],
-                              ["chown", "dev/v4l-subdev0", "root:video"], ["chmod", "dev/v4l-subdev0", "660"],
-                              ["chown", "dev/v4l-subdev1", "root:video"], ["chmod", "dev/v4l-subdev1", "660"]]
+        let steps: [Step] = [.v4l2Controls("/dev/v4l-subdev0", ["orientation": 0, "rotation": 0]),
+                              .v4l2Controls("/dev/v4l-subdev1", ["orientation": 1, "rotation": 90]),
+                              .chown("dev/v4l-subdev0", "root:video"), .chmod("dev/v4l-subdev0", "660"),
+                              .chown("dev/v4l-subdev1", "root:video"), .chmod("dev/v4l-subdev1", "660")]
             + grants.steps(devpath: devpath, node: "v4l-subdev1", subdevice: true, package: root.path)
-            + [["start"], ["wait", "v4l-subdev1", 10]]
+            + [.start, .wait(.stdout("v4l-subdev1", within: Tolerance.slowReply))]
         // The nodes are files, not PTYs as in the other camera fixtures: devpts has no ACLs, while the devtmpfs
         // of a real /dev does.
         let r = try Self.runAsServiceUser(user, devices: ["camera-subdevice-file.umockdev"], steps: steps, arguments: ["--list"])

@@ -3,6 +3,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// The package under the real systemd: booted as PID 1 in a container (`BootedContainer`), checked through the
 /// container's own systemctl and journalctl and with the packaged rotwatch as the client.
@@ -52,7 +53,7 @@ struct SystemdBootTests {
         let began = Date()
         let box = try BootedContainer(package: package.path,
                                       binds: [(dropIns, "/etc/systemd/system/rotationd.service.d"),
-                                              (PackagePaths.source("Tests/fixtures"), "/run/rotationd-fixtures")],
+                                              (PackagePaths.source("Tests"), "/run/rotationd-tests")],
                                       presets: Self.presets)
         defer {
             #expect(box.shutDown(), "systemd-nspawn did not end")
@@ -78,7 +79,7 @@ struct SystemdBootTests {
         // active only once it has sent READY=1.
         let once = try box.run(["rotwatch", "--once"])
         #expect(once.status == 0 && once.out.hasPrefix("rotationd "), "rotwatch --once: \(once.status) \(once.out)\(once.err)")
-        let started = try s.waitFor("rotationd.service", ["ActiveState": "active", "SubState": "running"], timeout: 10)
+        let started = try s.waitFor("rotationd.service", ["ActiveState": "active", "SubState": "running"], timeout: Tolerance.slowReply)
         let first = try s.show("rotationd.service", ["Type", "StatusText", "WatchdogUSec"])
         #expect(started && first["Type"] == "notify", "\(first)")
         #expect(first["StatusText"] == "Serving on \(Self.socket)", "the status line: \(first)")
@@ -91,34 +92,36 @@ struct SystemdBootTests {
         try box.output(["mkdir", "-p", Self.control])
         try box.output(["sh", "-c", "echo 0 > \(Self.control)/turn && echo 0 > \(Self.control)/release"])
         let grants = try ServiceUserTests.RuleGrants(rules: String(contentsOfFile: package.path("usr/lib/udev/rules.d/60-rotationd.rules"), encoding: .utf8))
-        let steps: [[Any]] = [
+        let steps: [Step] = [
             // The testbed's sysfs where the kernel's would be (the machine has no IIO bus), and its node, a
             // pseudo-terminal, at the node's place.
-            ["exec", ["mount", "--bind", "{root}/sys/bus", "/sys/bus"]],
-            ["exec", ["mount", "--bind", "{root}/sys/devices/platform", "/sys/devices/platform"]],
-            ["exec", ["cp", "--no-dereference", "{root}/dev/iio:device0", "/dev/iio:device0"]],
+            .exec(["mount", "--bind", "{root}/sys/bus", "/sys/bus"]),
+            .exec(["mount", "--bind", "{root}/sys/devices/platform", "/sys/devices/platform"]),
+            .exec(["cp", "--no-dereference", "{root}/dev/iio:device0", "/dev/iio:device0"]),
             // A value the service does not choose, to see its own write land.
-            ["set", "iio:device0", ["sampling_frequency": 200]],
+            .set("iio:device0", ["sampling_frequency": 200]),
             // What udev does with the packaged rule: the node's group and mode, and rotationd-access on the device.
-            ["chown", "dev/iio:device0", "root:" + grants.group], ["chmod", "dev/iio:device0", grants.mode],
-            ["exec", grants.iioRun.map { $0 == "%S%p" ? Self.device : $0 }],
-            ["feed", "/dev/iio:device0", "<hhhxxq", [523, 13, 5], 50],
-            ["exec", ["touch", Self.control + "/ready"]],
-            ["wait-file", Self.control + "/turn", "1", 60],
-            ["feed", "/dev/iio:device0", "<hhhxxq", [8, 521, -67], 50],
-            ["wait-file", Self.control + "/release", "1", 60],
+            .chown("dev/iio:device0", "root:" + grants.group), .chmod("dev/iio:device0", grants.mode),
+            .exec(grants.iioRun.map { $0 == "%S%p" ? Self.device : $0 }),
+            .feed("/dev/iio:device0", format: "<hhhxxq", values: [523, 13, 5], hz: 50),
+            .exec(["touch", Self.control + "/ready"]),
+            .waitFile(Self.control + "/turn", "1", within: Tolerance.testSignal),
+            .feed("/dev/iio:device0", format: "<hhhxxq", values: [8, 521, -67], hz: 50),
+            .waitFile(Self.control + "/release", "1", within: Tolerance.testSignal),
         ]
-        let driver = try box.start(["/usr/bin/python3", "/run/rotationd-fixtures/umockdev-driver.py", "--device", "buffered.umockdev",
-                                    "--actions", String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self),
+        // The package's Tests directory is at /run/rotationd-tests in the container.
+        let driverInBox = "/run/rotationd-tests/" + Testbed.driverPath.dropFirst("Tests/".count)
+        let driver = try box.start(["/usr/bin/python3", driverInBox, "--device", "buffered.umockdev",
+                                    "--actions", Testbed.actions(steps),
                                     "--", "/bin/true"],
-                                   stdout: scratch.path("driver.out"), stderr: scratch.path("driver.err"), timeout: 150)
-        try #require(s.waitUntil(timeout: 20) { try box.run(["test", "-e", Self.control + "/ready"]).status == 0 || !driver.isRunning },
+                                   stdout: scratch.path("driver.out"), stderr: scratch.path("driver.err"), timeout: Tolerance.containerDriver)
+        try #require(s.waitUntil(timeout: Tolerance.containerCommand) { try box.run(["test", "-e", Self.control + "/ready"]).status == 0 || !driver.isRunning },
                      "the emulated device was never set up")
         try #require(driver.isRunning, "the driver ended: \(s.text("driver.err"))")
 
         // A client that follows the service, reconnecting when it goes away; it starts the service again.
         let watch = try box.start(["rotwatch", "--json"], stdout: scratch.path("rotwatch.out"), stderr: scratch.path("rotwatch.err"))
-        #expect(s.waitUntil(timeout: 15) { s.states().contains { $0["rotation"] as? Int == 0 } }, "no rotation 0: \(s.text("rotwatch.out"))")
+        #expect(s.waitUntil(timeout: Tolerance.toolRun) { s.states().contains { $0["rotation"] as? Int == 0 } }, "no rotation 0: \(s.text("rotwatch.out"))")
         #expect(s.messages().first?["sensor"] as? String == "iio:device0 (accel_3d)", "\(s.text("rotwatch.out"))")
         let running = try s.show("rotationd.service", ["ActiveState", "MainPID", "ExecMainStartTimestampMonotonic", "User"])
         #expect(running["ActiveState"] == "active" && running["User"] == "rotationd", "\(running)")
@@ -156,7 +159,7 @@ struct SystemdBootTests {
 
         // Turned: the client sees the new rotation.
         try box.output(["sh", "-c", "echo 1 > \(Self.control)/turn"])
-        #expect(s.waitUntil(timeout: 10) { s.states().contains { $0["rotation"] as? Int == 270 } }, "no rotation 270: \(s.text("rotwatch.out"))")
+        #expect(s.waitUntil(timeout: Tolerance.slowReply) { s.states().contains { $0["rotation"] as? Int == 270 } }, "no rotation 270: \(s.text("rotwatch.out"))")
 
         // The watchdog: pings at half of WatchdogSec= keep the service alive well past it.
         let start = (Double(running["ExecMainStartTimestampMonotonic"] ?? "") ?? 0) / 1e6
@@ -164,7 +167,7 @@ struct SystemdBootTests {
             (Double(try s.show("rotationd.service", ["WatchdogTimestampMonotonic"])["WatchdogTimestampMonotonic"] ?? "") ?? 0) / 1e6
         }
         let ping = try lastPing()
-        #expect(try s.waitUntil(timeout: 2 * Self.watchdog) { try lastPing() > ping }, "no WATCHDOG=1 within \(2 * Self.watchdog) s")
+        #expect(try s.waitUntil(timeout: Tolerance.closeSeen * Self.watchdog) { try lastPing() > ping }, "no WATCHDOG=1 within \(2 * Self.watchdog) s")
         let alive = 2.5 * Self.watchdog - (Self.monotonic() - start)
         if alive > 0 { usleep(useconds_t(alive * 1e6)) }
         let later = try s.show("rotationd.service", ["MainPID", "NRestarts", "ActiveState"])
@@ -173,10 +176,10 @@ struct SystemdBootTests {
 
         // A crash: systemd restarts the service, and the client reconnects and gets the rotation again.
         try box.output(["kill", "-SEGV", pid])
-        #expect(try s.waitFor("rotationd.service", ["NRestarts": "1", "ActiveState": "active", "SubState": "running"], timeout: 15))
+        #expect(try s.waitFor("rotationd.service", ["NRestarts": "1", "ActiveState": "active", "SubState": "running"], timeout: Tolerance.toolRun))
         let restarted = try s.show("rotationd.service", ["MainPID"])["MainPID"]
         #expect(restarted != pid && restarted != "0")
-        #expect(s.waitUntil(timeout: 15) {
+        #expect(s.waitUntil(timeout: Tolerance.toolRun) {
             let lines = s.messages()
             guard let second = lines.indices.filter({ lines[$0]["type"] as? String == "hello" }).dropFirst().first else { return false }
             return lines[second...].contains { $0["rotation"] as? Int == 270 }
@@ -189,7 +192,7 @@ struct SystemdBootTests {
         let stopping = Date()
         let stop = try box.run(["systemctl", "stop", "rotationd.service"])
         let stopTime = Date().timeIntervalSince(stopping)
-        #expect(stop.status == 0 && stopTime < 2, "systemctl stop took \(stopTime) s: \(stop.err)")
+        #expect(stop.status == 0 && stopTime < Tolerance.serviceStop, "systemctl stop took \(stopTime) s: \(stop.err)")
         let after = try s.show("rotationd.service", ["ActiveState", "Result"])
         #expect(after == ["ActiveState": "inactive", "Result": "success"], "\(after)")
         #expect(try s.show("rotationd.socket", ["SubState"])["SubState"] == "listening")
@@ -198,7 +201,7 @@ struct SystemdBootTests {
 
         // The driver's own checks: every step passed.
         try box.output(["sh", "-c", "echo 1 > \(Self.control)/release"])
-        if s.waitUntil(timeout: 10, { !driver.isRunning }) {
+        if s.waitUntil(timeout: Tolerance.slowReply, { !driver.isRunning }) {
             #expect(driver.terminationStatus == 0, "the driver: \(s.text("driver.err"))")
         } else {
             Issue.record("the driver did not end: \(s.text("driver.err"))")
@@ -284,7 +287,7 @@ struct SystemdBootTests {
 
         /// The container's journal since boot, each entry's fields as text.
         func journal() throws -> [[String: String]] {
-            let out = try box.output(["journalctl", "--boot", "--output=json", "--no-pager"], timeout: 30)
+            let out = try box.output(["journalctl", "--boot", "--output=json", "--no-pager"], timeout: Tolerance.longRun)
             return out.split(separator: "\n").compactMap { line in
                 guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else { return nil }
                 return object.compactMapValues { $0 as? String }

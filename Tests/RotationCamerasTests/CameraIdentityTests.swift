@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The names programs know a camera by, on the real `rotationd` under umockdev: the id libcamera gives it,
 /// udev's `ID_PATH` (PipeWire's `device.bus-path`) and, for a MIPI sensor, the capture nodes its data
@@ -13,45 +14,43 @@ struct CameraIdentityTests {
     /// graphs: an IPU3 (each sensor through its CSI-2 receiver to one CIO2 node) and an rkisp1 (both sensors
     /// and a sub-device without controls through one CSI-2 receiver to the ISP, its main and self paths, and
     /// its statistics node, a metadata node).
-    static var sensorSteps: [[Any]] { [
-        ["mkdir", deviceTreeNode],
-        ["v4l2-controls", "/dev/v4l-subdev0", ["orientation": 0, "rotation": 0]],
-        ["v4l2-controls", "/dev/v4l-subdev1", ["orientation": 1, "rotation": 90]],
-        ["v4l2-controls", "/dev/v4l-subdev2", ["orientation": 2, "rotation": 180]],
-        ["v4l2-controls", "/dev/v4l-subdev3", ["orientation": 0, "rotation": 270]],
-        ["v4l2-controls", "/dev/v4l-subdev4", ["orientation": 1]],
-        ["v4l2-controls", "/dev/v4l-subdev5", [:] as [String: Int]],
-        ["media-graph", "/dev/media0", [
-            "entities": [["ov5693 2-0036", "81:16", "subdev"], ["ov8865 3-0010", "81:17", "subdev"], ["ov2680 3-0036", "81:18", "subdev"],
-                         ["ipu3-csi2 0", "81:22", "subdev"], ["ipu3-csi2 1", NSNull(), "subdev"], ["ipu3-csi2 2", NSNull(), "subdev"],
-                         ["ipu3-cio2 0", "81:10", "video"], ["ipu3-cio2 1", "81:11", "video"], ["ipu3-cio2 2", "81:12", "video"]],
-            "links": [[0, 3], [3, 6], [1, 4], [4, 7], [2, 5], [5, 8]],
-        ] as [String: Any]],
-        ["media-graph", "/dev/media1", [
-            "entities": [["imx258 4-0010", "81:19", "subdev"], ["imx219 4-001a", "81:20", "subdev"], ["ov5640 4-0036", "81:21", "subdev"],
-                         ["rkisp1_csi", NSNull(), "subdev"], ["rkisp1_isp", NSNull(), "subdev"],
-                         ["rkisp1_resizer_mainpath", NSNull(), "subdev"], ["rkisp1_resizer_selfpath", NSNull(), "subdev"],
-                         ["rkisp1_mainpath", "81:13", "video"], ["rkisp1_selfpath", "81:14", "video"], ["rkisp1_stats", "81:15", "video"]],
-            "links": [[0, 3], [1, 3], [2, 3], [3, 4], [4, 5], [4, 6], [5, 7], [6, 8], [4, 9]],
-        ] as [String: Any]],
+    static var sensorSteps: [Step] { [
+        .mkdir(deviceTreeNode),
+        .v4l2Controls("/dev/v4l-subdev0", ["orientation": 0, "rotation": 0]),
+        .v4l2Controls("/dev/v4l-subdev1", ["orientation": 1, "rotation": 90]),
+        .v4l2Controls("/dev/v4l-subdev2", ["orientation": 2, "rotation": 180]),
+        .v4l2Controls("/dev/v4l-subdev3", ["orientation": 0, "rotation": 270]),
+        .v4l2Controls("/dev/v4l-subdev4", ["orientation": 1]),
+        .v4l2Controls("/dev/v4l-subdev5", [:]),
+        .mediaGraph("/dev/media0", MediaGraph(
+            entities: [.subdev("ov5693 2-0036", "81:16"), .subdev("ov8865 3-0010", "81:17"), .subdev("ov2680 3-0036", "81:18"),
+                       .subdev("ipu3-csi2 0", "81:22"), .subdev("ipu3-csi2 1"), .subdev("ipu3-csi2 2"),
+                       .video("ipu3-cio2 0", "81:10"), .video("ipu3-cio2 1", "81:11"), .video("ipu3-cio2 2", "81:12")],
+            links: [(0, 3), (3, 6), (1, 4), (4, 7), (2, 5), (5, 8)])),
+        .mediaGraph("/dev/media1", MediaGraph(
+            entities: [.subdev("imx258 4-0010", "81:19"), .subdev("imx219 4-001a", "81:20"), .subdev("ov5640 4-0036", "81:21"),
+                       .subdev("rkisp1_csi"), .subdev("rkisp1_isp"),
+                       .subdev("rkisp1_resizer_mainpath"), .subdev("rkisp1_resizer_selfpath"),
+                       .video("rkisp1_mainpath", "81:13"), .video("rkisp1_selfpath", "81:14"), .video("rkisp1_stats", "81:15")],
+            links: [(0, 3), (1, 3), (2, 3), (3, 4), (4, 5), (4, 6), (5, 7), (6, 8), (4, 9)])),
     ] }
     static let sensorFixtures = ["camera-sensors.umockdev", "camera-media.umockdev"]
     static let usbFixtures = ["camera-builtin.umockdev", "camera-webcam.umockdev", "camera-usb-host.umockdev"]
 
-    static func hello(_ devices: [String], steps: [[Any]]) throws -> (CameraRun, [[String: Any]]) {
-        let socket = CameraRun.socketPath("ids")
-        let r = try CameraRun.run(devices: devices, steps: steps + [
-            ["guard-video-nodes"], ["start"], ["connect", socket, 5], ["wait-sock", "\"type\":\"state\"", 5], ["alive"],
+    static func hello(_ devices: [String], steps: [Step]) async throws -> (Testbed.Result, [[String: Any]]) {
+        let socket = Testbed.socketPath("ids")
+        let r = try await Testbed.run(devices: devices, steps: steps + [
+            .guardVideoNodes, .start, .connect(socket), .wait(.socket("\"type\":\"state\"")), .alive,
         ], arguments: ["--serve", "--socket", socket])
-        return (r, CameraRun.cameras(r.socket(1).first))
+        return (r, CameraMessage.cameras(r.socket(1).first))
     }
 
     static func string(_ value: Any?) -> String? { value as? String }
 
     @Test("ACPI and device-tree sensors, and a platform sensor without a firmware node, carry libcamera's id and udev's ID_PATH; a sensor libcamera gives no id has null")
-    func sensorIDs() throws {
+    func sensorIDs() async throws {
         let fixture = try UmockdevFixture(Self.sensorFixtures, directories: [Self.deviceTreeNode])
-        let (r, cameras) = try Self.hello(Self.sensorFixtures, steps: Self.sensorSteps)
+        let (r, cameras) = try await Self.hello(Self.sensorFixtures, steps: Self.sensorSteps)
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(cameras.map { Self.string($0["device"]) } == (0...4).map { "/dev/v4l-subdev\($0)" }, "\(r.transcript)")
         var kinds: [String] = []
@@ -71,9 +70,9 @@ struct CameraIdentityTests {
     }
 
     @Test("UVC webcams carry libcamera's id, from the controller's or the port's firmware node, the port path and vendor:product, and udev's ID_PATH")
-    func uvcIDs() throws {
+    func uvcIDs() async throws {
         let fixture = try UmockdevFixture(Self.usbFixtures)
-        let (r, cameras) = try Self.hello(Self.usbFixtures, steps: [])
+        let (r, cameras) = try await Self.hello(Self.usbFixtures, steps: [])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(cameras.map { Self.string($0["device"]) } == ["/dev/video0", "/dev/video2"], "\(r.transcript)")
         for camera in cameras {
@@ -90,13 +89,13 @@ struct CameraIdentityTests {
     }
 
     @Test("a sensor names the capture nodes its data reaches in the media graph, through receivers and the ISP but not to a metadata node; those nodes are not cameras of their own")
-    func mediaGraphNodes() throws {
-        let (r, cameras) = try Self.hello(Self.sensorFixtures, steps: Self.sensorSteps)
+    func mediaGraphNodes() async throws {
+        let (r, cameras) = try await Self.hello(Self.sensorFixtures, steps: Self.sensorSteps)
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         let nodes = cameras.map { "\($0["device"] ?? "") \(($0["nodes"] as? [String] ?? []).joined(separator: ","))" }
         #expect(nodes == ["/dev/v4l-subdev0 /dev/video10", "/dev/v4l-subdev1 /dev/video11", "/dev/v4l-subdev2 /dev/video12",
                           "/dev/v4l-subdev3 /dev/video13,/dev/video14", "/dev/v4l-subdev4 /dev/video13,/dev/video14"], "\(r.transcript)")
-        let list = try CameraRun.run(devices: Self.sensorFixtures, steps: Self.sensorSteps + [["guard-video-nodes"], ["start"], ["wait", "video15", 5]],
+        let list = try await Testbed.run(devices: Self.sensorFixtures, steps: Self.sensorSteps + [.guardVideoNodes, .start, .wait(.stdout("video15"))],
                                      arguments: ["--list"])
         #expect(list.failure == nil && list.status == 0, "\(list.transcript)")
         for line in [
@@ -115,8 +114,8 @@ struct CameraIdentityTests {
     }
 
     @Test("without a media device a sensor names no capture node, and the capture nodes are cameras of their own")
-    func noMediaGraph() throws {
-        let (r, cameras) = try Self.hello(Self.sensorFixtures, steps: Array(Self.sensorSteps.prefix(7)))
+    func noMediaGraph() async throws {
+        let (r, cameras) = try await Self.hello(Self.sensorFixtures, steps: Array(Self.sensorSteps.prefix(7)))
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // /dev/media0 and /dev/media1 answer no ioctl: their graphs cannot be read, which is logged.
         #expect(cameras.filter { Self.string($0["device"])?.hasPrefix("/dev/v4l-subdev") == true }.allSatisfy { ($0["nodes"] as? [String]) == [] })

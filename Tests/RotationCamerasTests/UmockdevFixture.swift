@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The sysfs an umockdev file describes, read as text: each device's properties, attributes and links, and
 /// the directories a test creates beside it. Tests work out from it what libcamera and udev would report
@@ -18,7 +19,7 @@ struct UmockdevFixture {
     /// Reads the files `names` from Tests/fixtures.
     init(_ names: [String], directories: [String] = []) throws {
         for name in names {
-            let text = try String(contentsOf: CameraRun.root.appendingPathComponent("Tests/fixtures/\(name)"), encoding: .utf8)
+            let text = try String(contentsOf: Testbed.root.appendingPathComponent("Tests/fixtures/\(name)"), encoding: .utf8)
             var path = ""
             for line in text.split(separator: "\n") {
                 guard line.count > 3 else { continue }

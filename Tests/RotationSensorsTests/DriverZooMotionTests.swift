@@ -2,6 +2,7 @@ import Foundation
 import RotationEngine
 import RotationSensors
 import Testing
+import TestSupport
 
 /// The zoo's parts watching for motion themselves while the device is still: each driver's event armed from the
 /// files its kernel source creates (`Tests/fixtures/zoo/*.umockdev`), raised by the emulated hardware in the
@@ -21,7 +22,7 @@ extension DriverZooTests {
         var length = 0.0
 
         init(holds: [Double]) throws {
-            let csv = try String(contentsOf: UmockdevRun.fixtures.appendingPathComponent("zoo/four-poses.csv"), encoding: .utf8)
+            let csv = try String(contentsOf: Testbed.fixtures.appendingPathComponent("zoo/four-poses.csv"), encoding: .utf8)
             let lines = csv.split(separator: "\n")
             let rows = lines.dropFirst().map { line -> (Double, Substring) in
                 let comma = line.firstIndex(of: ",")!
@@ -73,7 +74,7 @@ extension DriverZooTests {
         var restore: [String: [String: String]]
 
         init(_ name: String) throws {
-            let url = UmockdevRun.fixtures.appendingPathComponent("zoo/\(name).json")
+            let url = Testbed.fixtures.appendingPathComponent("zoo/\(name).json")
             let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
             let devices = try #require(spec["devices"] as? [String: Any])
             let device = devices["iio:device0"].flatMap { ($0 as? [[String: Any]])?.first ?? $0 as? [String: Any] }
@@ -84,21 +85,21 @@ extension DriverZooTests {
         }
 
         /// The steps checking every file is put back.
-        var restoreSteps: [[Any]] {
+        var restoreSteps: [Step] {
             restore.flatMap { device, files in
-                files.map { ["expect-file", "sys/bus/iio/devices/\(device)/\($0.key)", $0.value] as [Any] }
+                files.map { Step.expectFile("sys/bus/iio/devices/\(device)/\($0.key)", $0.value) }
             }
         }
     }
 
     /// When a run's `rotation` was first published after `after` (monotonic s), or nil.
-    static func published(_ r: UmockdevRun.Result, rotation: Int, after: Double) -> Double? {
+    static func published(_ r: Testbed.Result, rotation: Int, after: Double) -> Double? {
         r.events.first { ($0["t"] as? Double ?? 0) > after && $0["rotation"] as? Int == rotation }?["t"] as? Double
     }
 
     /// The monotonic time the trace started playing.
-    static func playStart(_ r: UmockdevRun.Result) -> Double {
-        r.printed("play: started at ") ?? .nan
+    static func playStart(_ r: Testbed.Result) -> Double {
+        r.results.playStarted?.at ?? .nan
     }
 
     @Test("each driver with a motion event: while the device is still the event is armed and the sensor thread sleeps (no wake-up in 3 s), the turn after 12 s still is published within 2 s of its end, no write is refused, and every setting is put back (events, thresholds, periods, frequencies)",
@@ -108,18 +109,18 @@ extension DriverZooTests {
         let trace = try PosesTrace(holds: [12, 6])
         let file = try trace.write()
         defer { try? FileManager.default.removeItem(at: file) }
-        var steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
-                              ["wait-file", "sys/bus/iio/devices/iio:device0/\(fixture.enables[0])", "1", 10],
-                              ["asleep", "rotationd-iio", 3], ["wait", "\"rotation\":90,", 15], ["stop"]]
+        var steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: Tolerance.tracePose)),
+                              .waitFile("sys/bus/iio/devices/iio:device0/\(fixture.enables[0])", "1", within: Tolerance.slowReply),
+                              .asleep(thread: "rotationd-iio", seconds: 3), .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)), .stop]
         steps += fixture.restoreSteps
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
         let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
-        #expect(turn.map { $0 - turnEnd < 2 } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
-        #expect(r.kernel.contains("iio:device0 dev/iio:device0 \"IIO_GET_EVENT_FD_IOCTL\" ok"), "\(r.kernel)")
-        #expect(r.kernel.contains("iio:device0 \(fixture.enables[0]) \"1\" ok"), "\(r.kernel)")
+        #expect(turn.map { $0 - turnEnd < Tolerance.turnAwake } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
+        #expect(r.kernelWrites.map(\.description).contains("iio:device0 dev/iio:device0 \"IIO_GET_EVENT_FD_IOCTL\" ok"), "\(r.kernelWrites)")
+        #expect(r.kernelWrites.map(\.description).contains("iio:device0 \(fixture.enables[0]) \"1\" ok"), "\(r.kernelWrites)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
         // Only what the sidecar expects (st_lsm6dsx: its gyroscope's raw reads are too slow to poll).
         let expected = try Expectation(fixture: driver).warnings
@@ -130,13 +131,13 @@ extension DriverZooTests {
     /// Runs `rotationd --print` on `driver` while a trace holds the device upright `holds[0]` s, turns it a quarter
     /// and holds it `holds[1]` s, until the turn is published; then stops it and reads back what `fixture` restores.
     static func holdTurnHold(_ driver: String, _ fixture: MotionFixture, holds: [Double]) async throws
-        -> (UmockdevRun.Result, PosesTrace) {
+        -> (Testbed.Result, PosesTrace) {
         let trace = try PosesTrace(holds: holds)
         let file = try trace.write()
         defer { try? FileManager.default.removeItem(at: file) }
-        let steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
-                              ["wait", "\"rotation\":90,", 15], ["stop"]] + fixture.restoreSteps
-        return (try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"]), trace)
+        let steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: Tolerance.tracePose)),
+                              .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)), .stop] + fixture.restoreSteps
+        return (try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"]), trace)
     }
 
     @Test("a part whose driver registered no trigger or buffer (no interrupt line) has event files that can never fire: they are left alone, with one line saying so, and the part is read at the still pace, so the turn after a still spell comes as fast as before",
@@ -147,10 +148,10 @@ extension DriverZooTests {
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         let said = r.stderr.filter { $0.contains("not watching for motion with its") }
         #expect(said.count == 1 && said[0].hasPrefix("rotationd: info: iio:device0 ("), "\(r.transcript)")
-        #expect(!r.kernel.contains { $0.contains("events/") || $0.contains("IIO_GET_EVENT_FD_IOCTL") }, "\(r.kernel)")
+        #expect(!r.kernelWrites.contains { $0.file.contains("events/") || $0.value == "IIO_GET_EVENT_FD_IOCTL" }, "\(r.kernelWrites)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
         let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
-        #expect(turn.map { $0 - turnEnd < 2 } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
+        #expect(turn.map { $0 - turnEnd < Tolerance.turnAwake } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }
 
@@ -160,7 +161,7 @@ extension DriverZooTests {
         let fixture = try MotionFixture(driver)
         // The highest choice of the driver's table (the fixture's "values-up" rule), and how many of its periods a
         // raw read sleeps ("raw-periods").
-        let url = UmockdevRun.fixtures.appendingPathComponent("zoo/\(driver).json")
+        let url = Testbed.fixtures.appendingPathComponent("zoo/\(driver).json")
         let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let rules: [[String]] = try #require(spec["rules"] as? [String]).map { $0.split(separator: " ").map(String.init) }
         let table = try #require(rules.first { $0.starts(with: ["values-up", "iio:device0", "sampling_frequency"]) })
@@ -170,46 +171,24 @@ extension DriverZooTests {
         let (r, trace) = try await Self.holdTurnHold(driver, fixture, holds: [8, 4])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         let raised = "iio:device0 sampling_frequency \"\(FrequencyPlan.text(top))\" ok"
-        #expect(r.kernel.contains(raised), "\(r.kernel)")
-        // The accelerometer's reads (`iio:device0 in_accel_y_raw slept 3.6 ms at T`) from 4 s into the still
-        // spell (long settled at the still pace) until 0.2 s before the turn starts.
+        #expect(r.kernelWrites.map(\.description).contains(raised), "\(r.kernelWrites)")
+        // The accelerometer's reads that slept in the driver, from 4 s into the still spell (long settled at the
+        // still pace) until 0.2 s before the turn starts.
         let start = Self.playStart(r)
         let still = (start + 4)...(start + trace.turnEnds[0] - 0.65 - 0.2)
-        var reads: [SleepingRead] = []
-        for line in r.reads {
-            if let read = SleepingRead(line), read.device == "iio:device0", still.contains(read.time) { reads.append(read) }
-        }
+        let reads = r.kernelReads.filter { $0.device == "iio:device0" && still.contains($0.at) }
         let span = still.upperBound - still.lowerBound
         let interval = SamplingPolicy.Configuration().slowInterval
-        #expect(!reads.isEmpty && reads.count <= Int(span / interval) + 1, "\(reads.count) reads in \(span) s while still: \(r.reads)")
-        let axes = Set(reads.map { $0.attribute }).sorted()
+        #expect(!reads.isEmpty && reads.count <= Int(span / interval) + 1, "\(reads.count) reads in \(span) s while still: \(r.kernelReads)")
+        let axes = Set(reads.map { $0.file }).sorted()
         #expect(axes.count == 1, "axes read while still: \(axes)")
         let slept = periods * 1000 / top
-        let slow = reads.filter { abs($0.milliseconds - slept) >= 0.1 }
-        #expect(slow.isEmpty, "each read should sleep \(slept) ms (\(periods) periods at \(top) Hz): \(slow.map { $0.milliseconds })")
+        let slow = reads.filter { abs($0.sleptMs - slept) >= 0.1 }
+        #expect(slow.isEmpty, "each read should sleep \(slept) ms (\(periods) periods at \(top) Hz): \(slow.map { $0.sleptMs })")
         let turnEnd = start + trace.turnEnds[0]
         let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
-        #expect(turn.map { $0 - turnEnd < 2 } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
+        #expect(turn.map { $0 - turnEnd < Tolerance.turnAwake } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
-    }
-
-    /// One raw read that slept in the emulated driver, from the test bed's log.
-    struct SleepingRead {
-        var device: String
-        var attribute: String
-        var milliseconds: Double
-        /// When it ended, CLOCK_MONOTONIC s.
-        var time: Double
-
-        /// Parses `iio:device0 in_accel_y_raw slept 3.6 ms at 14895.123456`.
-        init?(_ line: String) {
-            let f = line.split(separator: " ").map(String.init)
-            guard f.count == 7, f[2] == "slept", f[4] == "ms", f[5] == "at", let ms = Double(f[3]), let t = Double(f[6]) else { return nil }
-            device = f[0]
-            attribute = f[1]
-            milliseconds = ms
-            time = t
-        }
     }
 
     @Test("a part whose motion event never arrives (its buffer streams but the event is lost; bmc150 on a board wiring INT2, whose interrupt never reaches the host, which rotationd cannot find out without enabling the buffer, a refusal to other readers): the event is armed, the safety read finds the device turned with no event, rotationd says so once and reads the part at the still pace from then on, never arming it again; the next turn comes within 2 s of its end, and every setting is put back",
@@ -219,20 +198,20 @@ extension DriverZooTests {
         let trace = try PosesTrace(holds: [6, 16, 5])
         let file = try trace.write()
         defer { try? FileManager.default.removeItem(at: file) }
-        let steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
-                              ["wait", "\"rotation\":90,", 25], ["wait", "\"rotation\":180,", 25], ["stop"]]
+        let steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: Tolerance.tracePose)),
+                              .wait(.stdout("\"rotation\":90,", within: Tolerance.longTracePose)), .wait(.stdout("\"rotation\":180,", within: Tolerance.longTracePose)), .stop]
             + fixture.restoreSteps
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90, 180], "\(r.transcript)")
         let said = r.stderr.filter { $0.contains("did not report it") }
         #expect(said.count == 1 && said[0].hasPrefix("rotationd: warning: iio:device0 (BMA250E): the device moved and its bmc150-accel motion event"),
                 "\(r.transcript)")
-        let arms = r.kernel.filter { $0 == "iio:device0 \(fixture.enables[0]) \"1\" ok" }
-        #expect(arms.count == 1, "armed \(arms.count) times: \(r.kernel)")
+        let arms = r.kernelWrites.filter { $0.description == "iio:device0 \(fixture.enables[0]) \"1\" ok" }
+        #expect(arms.count == 1, "armed \(arms.count) times: \(r.kernelWrites)")
         let second = Self.playStart(r) + trace.turnEnds[1]
         let turn = Self.published(r, rotation: 180, after: second - 1)
-        #expect(turn.map { $0 - second < 2 } == true, "the second turn came \(turn.map { $0 - second } ?? .nan) s after its end: \(r.transcript)")
+        #expect(turn.map { $0 - second < Tolerance.turnAwake } == true, "the second turn came \(turn.map { $0 - second } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }
 }

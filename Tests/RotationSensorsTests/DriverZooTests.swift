@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Ten drivers that Linux tablets, convertibles and phones ship, each emulated as its kernel source lays it out
 /// (`Tests/fixtures/zoo`: a `.umockdev` file and a `.json` sidecar naming the kernel files, what the hardware
 /// reads, the driver's refusals and what a run must show), with writes refused as the kernel refuses them
-/// (`Tests/fixtures/iio-kernel.c`).
+/// (`Tests/Testbed/kernel/iio-kernel.c`).
 @Suite("Real drivers: emulated from their kernel sources, with the kernel's refusals")
 struct DriverZooTests {
     /// The fixtures a correct part runs end to end with.
@@ -30,7 +31,7 @@ struct DriverZooTests {
         var warnings: [String]
 
         init(fixture name: String) throws {
-            let url = UmockdevRun.fixtures.appendingPathComponent("zoo/\(name).json")
+            let url = Testbed.fixtures.appendingPathComponent("zoo/\(name).json")
             let spec = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
             let e = spec["expect"] as! [String: Any]
             display = e["display"] as! String
@@ -47,14 +48,13 @@ struct DriverZooTests {
     func fourPoses(driver: String) async throws {
         let expect = try Expectation(fixture: driver)
         // Upright until rotationd reports it, however late a loaded machine starts it.
-        var steps: [[Any]] = [["start"], ["play", "zoo/four-poses.csv", 25], ["hold-play"], ["wait", "\"rotation\":0,", 10],
-                              ["release-play"]]
-        for rotation in [90, 180, 270, 0] { steps.append(["wait", "\"rotation\":\(rotation),", 10]) }
-        steps.append(["stop"])
+        var steps: [Step] = [.start, .play("zoo/four-poses.csv", seconds: 25, holdUntil: .stdout("\"rotation\":0,", within: Tolerance.slowReply))]
+        for rotation in [90, 180, 270, 0] { steps.append(.wait(.stdout("\"rotation\":\(rotation),", within: Tolerance.slowReply))) }
+        steps.append(.stop)
         for (device, files) in expect.restore {
-            for (file, value) in files { steps.append(["expect-file", "sys/bus/iio/devices/\(device)/\(file)", value]) }
+            for (file, value) in files { steps.append(.expectFile("sys/bus/iio/devices/\(device)/\(file)", value)) }
         }
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90, 180, 270, 0], "\(r.transcript)")
 
@@ -100,15 +100,15 @@ struct DriverZooTests {
         let expect = try Expectation(fixture: driver)
         // The upright pose of the four-poses trace alone, played in a loop: however late --list starts reading,
         // the part is still.
-        let poses = try String(contentsOf: UmockdevRun.fixtures.appendingPathComponent("zoo/four-poses.csv"), encoding: .utf8)
+        let poses = try String(contentsOf: Testbed.fixtures.appendingPathComponent("zoo/four-poses.csv"), encoding: .utf8)
         let upright = poses.split(separator: "\n").enumerated().filter { i, line in
             i == 0 || (Double(line.prefix { $0 != "," }) ?? .infinity) < 2.9
         }.map { String($0.1) }
         let still = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-upright-\(UUID().uuidString).csv")
         try (upright.joined(separator: "\n") + "\n").write(to: still, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: still) }
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"],
-                                    steps: [["play", still.path, 25], ["start"], ["exit", 20]],
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"],
+                                    steps: [.play(still.path, seconds: 25), .start, .exit(within: Tolerance.exit)],
                                     arguments: ["--list"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         for (device, (scale, file)) in expect.scales {

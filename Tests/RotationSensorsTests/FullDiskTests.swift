@@ -14,13 +14,13 @@ struct FullDiskTests {
             try FileManager.default.createDirectory(atPath: scratch + "/" + dir, withIntermediateDirectories: true)
         }
         let trace = scratch + "/disk/trace.csv"
-        let steps: [[Any]] = [
-            ["start"],
-            ["wait", LiveSensorTests.normal, 5],
-            ["wait-err", "recording stopped", 20],
-            ["set", "iio:device0", LiveSensorTests.onda],
-            ["wait", LiveSensorTests.rightUp, 5],
-            ["alive"],
+        let steps: [Step] = [
+            .start,
+            .wait(.stdout(LiveSensorTests.normal)),
+            .wait(.stderr("recording stopped", within: Tolerance.diskFills)),
+            .set("iio:device0", LiveSensorTests.onda),
+            .wait(.stdout(LiveSensorTests.rightUp)),
+            .alive,
         ]
         // The trace is copied out of the tmpfs before the namespace, and the mount with it, goes away.
         let script = """
@@ -30,10 +30,10 @@ struct FullDiskTests {
         cp "$1/disk/trace.csv" "$1/kept/trace.csv"
         exit $status
         """
-        let stepsJSON = String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self)
+        let stepsJSON = Testbed.actions(steps)
         let reports = SanitizerReports()
         let run = try Self.run("/usr/bin/unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh", scratch,
-                                                    UmockdevRun.fixtures.appendingPathComponent("umockdev-driver.py").path,
+                                                    Testbed.driver.path,
                                                     stepsJSON, rotationd], environment: reports.environment())
         for failure in reports.failures(of: "rotationd --record") { Issue.record(Comment(rawValue: failure)) }
         #expect(run.status == 0, "\(run.out)\(run.err)")
@@ -65,7 +65,7 @@ struct FullDiskTests {
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = arguments
         if let environment { p.environment = environment }
-        p.currentDirectoryURL = UmockdevRun.fixtures
+        p.currentDirectoryURL = Testbed.fixtures
         p.standardOutput = try FileHandle(forWritingTo: outURL)
         p.standardError = try FileHandle(forWritingTo: errURL)
         try p.run()

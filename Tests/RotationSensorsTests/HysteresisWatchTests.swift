@@ -2,20 +2,21 @@ import Foundation
 import RotationEngine
 import RotationSensors
 import Testing
+import TestSupport
 
 /// A HID sensor hub while the device is still: one that honours `in_accel_hysteresis` reports nothing until the
 /// device moves (`HysteresisWatch`); one that ignores it is found out and read at the still pace as before.
 extension DriverZooTests {
     /// The steps checking that every file the sidecar lists under `expect.restore` is put back.
-    static func restoreSteps(_ fixture: String) throws -> [[Any]] {
+    static func restoreSteps(_ fixture: String) throws -> [Step] {
         try Expectation(fixture: fixture).restore.flatMap { device, files in
-            files.map { ["expect-file", "sys/bus/iio/devices/\(device)/\($0.key)", $0.value] as [Any] }
+            files.map { Step.expectFile("sys/bus/iio/devices/\(device)/\($0.key)", $0.value) }
         }
     }
 
     /// The writes of `value` to the display accelerometer's hysteresis in the kernel's log of `r`.
-    static func hysteresisWrites(_ r: UmockdevRun.Result, _ value: String) -> Int {
-        r.kernel.filter { $0.contains("iio:device0 in_accel_hysteresis \"\(value)\"") }.count
+    static func hysteresisWrites(_ r: Testbed.Result, _ value: String) -> Int {
+        r.kernelWrites.filter { $0.device == "iio:device0" && $0.file == "in_accel_hysteresis" && $0.value == value }.count
     }
 
     @Test("a HID sensor hub that honours in_accel_hysteresis: while the device is still the hysteresis is set (0.05 g) and the sensor thread sleeps (no wake-up in 3 s); the turn after 12 s still is published within 0.5 s of its end; no write is refused and every setting is put back, the hysteresis among them")
@@ -24,21 +25,21 @@ extension DriverZooTests {
         let trace = try PosesTrace(holds: [12, 6])
         let file = try trace.write()
         defer { try? FileManager.default.removeItem(at: file) }
-        let steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
-                              ["wait-file", "sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.050000", 10],
-                              ["asleep", "rotationd-iio", 3], ["wait", "\"rotation\":90,", 15], ["sleep", 2], ["stop"]]
+        let steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: Tolerance.tracePose)),
+                              .waitFile("sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.050000", within: Tolerance.slowReply),
+                              .asleep(thread: "rotationd-iio", seconds: 3), .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)), .sleep(2), .stop]
             + (try Self.restoreSteps(driver))
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--verbose"])
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
         let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
-        #expect(turn.map { $0 - turnEnd < 0.5 } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
+        #expect(turn.map { $0 - turnEnd < Tolerance.turnWithHysteresis } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.stderr.contains { $0.contains("the hub reported a change") }, "\(r.transcript)")
         #expect(!r.stderr.contains { $0.contains("ignores the hysteresis") }, "\(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
         // Set for each still spell (two) and put back after each.
-        #expect(Self.hysteresisWrites(r, "0.050000") == 2 && Self.hysteresisWrites(r, "0.000000") >= 2, "\(r.kernel)")
+        #expect(Self.hysteresisWrites(r, "0.050000") == 2 && Self.hysteresisWrites(r, "0.000000") >= 2, "\(r.kernelWrites)")
     }
 
     @Test("a HID sensor hub that ignores in_accel_hysteresis keeps reporting the still device: found at the first still spell, said once, the hysteresis put back at once and never set again, and the part read at the still pace as before; the turn after the still spell comes within 0.5 s of its end")
@@ -47,20 +48,20 @@ extension DriverZooTests {
         let trace = try PosesTrace(holds: [6, 6])
         let file = try trace.write()
         defer { try? FileManager.default.removeItem(at: file) }
-        let steps: [[Any]] = [["start"], ["play", file.path, trace.length - 0.2], ["wait", "\"rotation\":0,", 15],
-                              ["wait-err", "ignores the hysteresis", 10],
-                              ["wait-file", "sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.000000", 5],
-                              ["wait-err", "the device is still: reading it at", 5],
-                              ["wait", "\"rotation\":90,", 15], ["sleep", 2], ["stop"]]
+        let steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: Tolerance.tracePose)),
+                              .wait(.stderr("ignores the hysteresis", within: Tolerance.slowReply)),
+                              .waitFile("sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.000000"),
+                              .wait(.stderr("the device is still: reading it at")),
+                              .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)), .sleep(2), .stop]
             + (try Self.restoreSteps(driver))
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--verbose"])
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         let said = r.stderr.filter { $0.contains("ignores the hysteresis") }
         #expect(said.count == 1 && said[0].hasPrefix("rotationd: info: iio:device0 (accel_3d)"), "\(r.transcript)")
-        #expect(Self.hysteresisWrites(r, "0.050000") == 1, "set again after it was found ignored: \(r.kernel)")
+        #expect(Self.hysteresisWrites(r, "0.050000") == 1, "set again after it was found ignored: \(r.kernelWrites)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
         let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
-        #expect(turn.map { $0 - turnEnd < 0.5 } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
+        #expect(turn.map { $0 - turnEnd < Tolerance.turnWithHysteresis } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// iio-sensor-proxy's own accelerometer integration cases (its `tests/integration-test.py`), restated against
 /// rotationd: the same emulated devices and attribute values under umockdev (each sysfs value ending in the
@@ -18,16 +19,16 @@ struct IIOSensorProxyCaseTests {
     /// Upstream `test_iio_poll_accel`.
     @Test("a polled part with raw y -25.6 and scale 10 is normal, then with raw x -25.6 right-up")
     func pollAccel() async throws {
-        let socket = UmockdevRun.socketPath("isp-poll")
-        let r = try await UmockdevRun.run(devices: ["isp-poll-accel.umockdev"], steps: [
-            ["start"],
-            ["connect", socket, 5],
-            ["wait-sock", "\"sensor\":\"ok\"", 5],
-            ["expect-file", "sys/bus/iio/devices/iio:device0/sampling_frequency", "50"],
-            ["wait-sock", LiveSensorTests.normal, 5],
-            ["set", "iio:device0", ["in_accel_x_raw": "-25.6", "in_accel_y_raw": "0"]],
-            ["wait-sock", LiveSensorTests.rightUp, 5],
-            ["alive"],
+        let socket = Testbed.socketPath("isp-poll")
+        let r = try await Testbed.run(devices: ["isp-poll-accel.umockdev"], steps: [
+            .start,
+            .connect(socket),
+            .wait(.socket("\"sensor\":\"ok\"")),
+            .expectFile("sys/bus/iio/devices/iio:device0/sampling_frequency", "50"),
+            .wait(.socket(LiveSensorTests.normal)),
+            .set("iio:device0", ["in_accel_x_raw": "-25.6", "in_accel_y_raw": "0"]),
+            .wait(.socket(LiveSensorTests.rightUp)),
+            .alive,
         ], arguments: ["--serve", "--socket", socket])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.socketRotations() == [0, 270], "\(r.transcript)")
@@ -39,14 +40,14 @@ struct IIOSensorProxyCaseTests {
     /// Upstream `test_iio_accel_base_location`.
     @Test("an accelerometer labelled accel-base alone publishes no rotation and no display sensor")
     func baseOnlyAccel() async throws {
-        let socket = UmockdevRun.socketPath("isp-base")
-        let r = try await UmockdevRun.run(devices: ["isp-poll-accel-base.umockdev"], steps: [
-            ["start"],
-            ["connect", socket, 5],
-            ["wait-sock", "\"sensor\":\"none\"", 5],
-            ["alive"],
+        let socket = Testbed.socketPath("isp-base")
+        let r = try await Testbed.run(devices: ["isp-poll-accel-base.umockdev"], steps: [
+            .start,
+            .connect(socket),
+            .wait(.socket("\"sensor\":\"none\"")),
+            .alive,
             // Never opened: its sampling frequency is as the fixture wrote it.
-            ["expect-file", "sys/bus/iio/devices/iio:device0/sampling_frequency", "5.2"],
+            .expectFile("sys/bus/iio/devices/iio:device0/sampling_frequency", "5.2"),
         ], arguments: ["--serve", "--socket", socket])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         let messages = r.socket(1)
@@ -62,29 +63,29 @@ struct IIOSensorProxyCaseTests {
     /// Upstream `test_iio_buffer_accel`. Its scans come from binary files whose counts are not restated here.
     @Test("a buffered part with le:s16/32>>0 scans, a timestamp, trigger accel_3d-dev0 and no scale: normal, left-up, normal")
     func bufferAccel() async throws {
-        let socket = UmockdevRun.socketPath("isp-buffer")
+        let socket = Testbed.socketPath("isp-buffer")
         let node = "/dev/iio:device0"
         let dev = "sys/bus/iio/devices/iio:device0/"
         // x, y, z in the low 16 bits of 32 (the high half zero, so a reader that ignored the 16 valid bits would
         // see 65280 for -256), then the 64-bit timestamp at byte 16. Raw counts, 256 to 1 g (a 10-bit ±2 g part).
         let scan = "<hxxhxxhxxxxxxq"
-        let r = try await UmockdevRun.run(devices: ["isp-buffer-accel.umockdev"], steps: [
-            ["feed", node, scan, [0, -256, 0], 50],
-            ["start"],
-            ["connect", socket, 5],
-            ["wait-sock", "\"sensor\":\"ok\"", 5],
-            ["expect-file", dev + "buffer/enable", "1"],
-            ["expect-file", dev + "scan_elements/in_accel_x_en", "1"],
-            ["expect-file", dev + "scan_elements/in_accel_y_en", "1"],
-            ["expect-file", dev + "scan_elements/in_accel_z_en", "1"],
-            ["expect-file", dev + "scan_elements/in_timestamp_en", "1"],
-            ["expect-file", dev + "trigger/current_trigger", "accel_3d-dev0"],
-            ["wait-sock", LiveSensorTests.normal, 5],
-            ["feed", node, scan, [256, 0, 0], 50],
-            ["wait-sock", LiveSensorTests.leftUp, 5],
-            ["feed", node, scan, [0, -256, 0], 50],
-            ["wait-sock", LiveSensorTests.normal, 5],
-            ["alive"],
+        let r = try await Testbed.run(devices: ["isp-buffer-accel.umockdev"], steps: [
+            .feed(node, format: scan, values: [0, -256, 0], hz: 50),
+            .start,
+            .connect(socket),
+            .wait(.socket("\"sensor\":\"ok\"")),
+            .expectFile(dev + "buffer/enable", "1"),
+            .expectFile(dev + "scan_elements/in_accel_x_en", "1"),
+            .expectFile(dev + "scan_elements/in_accel_y_en", "1"),
+            .expectFile(dev + "scan_elements/in_accel_z_en", "1"),
+            .expectFile(dev + "scan_elements/in_timestamp_en", "1"),
+            .expectFile(dev + "trigger/current_trigger", "accel_3d-dev0"),
+            .wait(.socket(LiveSensorTests.normal)),
+            .feed(node, format: scan, values: [256, 0, 0], hz: 50),
+            .wait(.socket(LiveSensorTests.leftUp)),
+            .feed(node, format: scan, values: [0, -256, 0], hz: 50),
+            .wait(.socket(LiveSensorTests.normal)),
+            .alive,
         ], arguments: ["--serve", "--socket", socket])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.socketRotations() == [0, 90, 0], "\(r.transcript)")
@@ -103,24 +104,24 @@ struct IIOSensorProxyCaseTests {
         defer { locale.remove() }
         // The locale really is in effect for a child started this way: its C library writes 0,5 for 0.5.
         #expect(locale.decimalPointInChild() == ",", "fr_FR.UTF-8 is not loaded by a child process")
-        let socket = UmockdevRun.socketPath("isp-locale")
-        let r = try await UmockdevRun.run(devices: ["isp-poll-accel-micro.umockdev"], steps: [
-            ["set", "iio:device0", ["in_accel_scale": scale]],
-            ["start"],
-            ["connect", socket, 5],
-            ["wait-sock", LiveSensorTests.normal, 5],
-            ["set", "iio:device0", ["in_accel_x_raw": "-256000000", "in_accel_y_raw": "0"]],
-            ["wait-sock", LiveSensorTests.rightUp, 5],
-            ["alive"],
+        let socket = Testbed.socketPath("isp-locale")
+        let r = try await Testbed.run(devices: ["isp-poll-accel-micro.umockdev"], steps: [
+            .set("iio:device0", ["in_accel_scale": .string(scale)]),
+            .start,
+            .connect(socket),
+            .wait(.socket(LiveSensorTests.normal)),
+            .set("iio:device0", ["in_accel_x_raw": "-256000000", "in_accel_y_raw": "0"]),
+            .wait(.socket(LiveSensorTests.rightUp)),
+            .alive,
         ], arguments: ["--serve", "--socket", socket], environment: locale.environment)
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.socketRotations() == [0, 270], "\(r.transcript)")
         // The scale as rotationd read it, not 0 nor 1 (what a strtod following the locale would make of it).
         let value = try #require(Double(scale))
-        let list = try await UmockdevRun.run(devices: ["isp-poll-accel-micro.umockdev"], steps: [
-            ["set", "iio:device0", ["in_accel_scale": scale]],
-            ["start"],
-            ["wait", "role:", 5],
+        let list = try await Testbed.run(devices: ["isp-poll-accel-micro.umockdev"], steps: [
+            .set("iio:device0", ["in_accel_scale": .string(scale)]),
+            .start,
+            .wait(.stdout("role:")),
         ], arguments: ["--list"], environment: locale.environment)
         #expect(list.stdout.contains("  scale: x \(value) (in_accel_scale), y \(value) (in_accel_scale), z \(value) (in_accel_scale)"),
                 "\(list.transcript)")

@@ -1,14 +1,15 @@
 import Foundation
 import Testing
+import TestSupport
 
-/// The emulated kernel refuses what the real one refuses (`Tests/fixtures/iio-kernel.c`), so the sensor tests
+/// The emulated kernel refuses what the real one refuses (`Tests/Testbed/kernel/iio-kernel.c`), so the sensor tests
 /// fail the way a device does. Writes go through libiio as rotationd's do (`Tests/fixtures/iio-write.py`).
 @Suite("The test bed's kernel refuses writes as the IIO core and the drivers do")
 struct KernelRulesTests {
     /// Writes each (device, file, value) in order through libiio, as the program under test.
-    static func attrs(_ fixture: String, _ writes: [(String, String, String)], then steps: [[Any]] = []) async throws -> UmockdevRun.Result {
-        try await UmockdevRun.run(devices: [fixture], steps: [["start"], ["exit", 20]] + steps,
-                            arguments: [UmockdevRun.fixtures.appendingPathComponent("iio-write.py").path]
+    static func attrs(_ fixture: String, _ writes: [(String, String, String)], then steps: [Step] = []) async throws -> Testbed.Result {
+        try await Testbed.run(devices: [fixture], steps: [.start, .exit(within: Tolerance.exit)] + steps,
+                            arguments: [Testbed.fixtures.appendingPathComponent("iio-write.py").path]
                                 + writes.flatMap { [$0.0, $0.1, $0.2] },
                             program: "/usr/bin/python3")
     }
@@ -25,12 +26,12 @@ struct KernelRulesTests {
             ("iio:device0", "buffer/length", "32"),
             ("iio:device0", "buffer/watermark", "8"),
             ("iio:device0", "scan_elements/in_accel_y_en", "1"),
-        ], then: [["expect-file", "sys/bus/iio/devices/iio:device0/buffer/length", "16"],
-                  ["expect-file", "sys/bus/iio/devices/iio:device0/buffer/watermark", "13"]])
+        ], then: [.expectFile("sys/bus/iio/devices/iio:device0/buffer/length", "16"),
+                  .expectFile("sys/bus/iio/devices/iio:device0/buffer/watermark", "13")])
         #expect(r.failure == nil, "\(r.transcript)")
         // libiio hands the errno to its caller.
         #expect(r.stdout.prefix(2) == ["iio:device0 buffer/watermark 13: EINVAL", "iio:device0 buffer/enable 1: EINVAL"], "\(r.stdout)")
-        #expect(r.kernel == [
+        #expect(r.kernelWrites.map(\.description) == [
             "iio:device0 buffer/watermark \"13\" EINVAL watermark above buffer/length 2",
             "iio:device0 buffer/enable \"1\" EINVAL no scan element is enabled",
             "iio:device0 scan_elements/in_accel_x_en \"1\" ok",
@@ -40,7 +41,7 @@ struct KernelRulesTests {
             "iio:device0 buffer/length \"32\" EBUSY the buffer is enabled",
             "iio:device0 buffer/watermark \"8\" EBUSY the buffer is enabled",
             "iio:device0 scan_elements/in_accel_y_en \"1\" EBUSY the buffer is enabled",
-        ], "\(r.kernel)")
+        ], "\(r.kernelWrites)")
     }
 
     @Test("a frequency outside the driver's table is EINVAL and leaves the value; one in it is taken and printed as the driver prints it")
@@ -48,10 +49,10 @@ struct KernelRulesTests {
         let r = try await Self.attrs("zoo/bmc150-dual.umockdev", [
             ("iio:device0", "in_accel_sampling_frequency", "50"),
             ("iio:device0", "in_accel_sampling_frequency", "62.5"),
-        ], then: [["expect-file", "sys/bus/iio/devices/iio:device0/in_accel_sampling_frequency", "62.500000"]])
+        ], then: [.expectFile("sys/bus/iio/devices/iio:device0/in_accel_sampling_frequency", "62.500000")])
         #expect(r.failure == nil, "\(r.transcript)")
-        #expect(r.kernel == ["iio:device0 in_accel_sampling_frequency \"50\" EINVAL not in the driver's table",
-                             "iio:device0 in_accel_sampling_frequency \"62.5\" ok"], "\(r.kernel)")
+        #expect(r.kernelWrites.map(\.description) == ["iio:device0 in_accel_sampling_frequency \"50\" EINVAL not in the driver's table",
+                             "iio:device0 in_accel_sampling_frequency \"62.5\" ok"], "\(r.kernelWrites)")
     }
 
     @Test("a triggered-only buffer with no trigger cannot be enabled (EINVAL); a trigger name nobody has detaches the trigger; a trigger of another device is refused where the driver accepts only its own")
@@ -65,21 +66,21 @@ struct KernelRulesTests {
             ("iio:device0", "trigger/current_trigger", "i2c-KIOX000A:00-any-motion-dev0"),
         ])
         #expect(kx.failure == nil, "\(kx.transcript)")
-        #expect(kx.kernel == [
+        #expect(kx.kernelWrites.map(\.description) == [
             "iio:device0 scan_elements/in_accel_x_en \"1\" ok",
             "iio:device0 trigger/current_trigger \"nobody-dev9\" ok",
             "iio:device0 buffer/enable \"1\" EINVAL a triggered buffer with no trigger",
             "iio:device0 trigger/current_trigger \"i2c-KIOX000A:00-dev0\" ok",
             "iio:device0 buffer/enable \"1\" ok",
             "iio:device0 trigger/current_trigger \"i2c-KIOX000A:00-any-motion-dev0\" EBUSY a triggered buffer is running",
-        ], "\(kx.kernel)")
+        ], "\(kx.kernelWrites)")
         // bmc150 takes only its own triggers; its base device has none, and the display's are another parent's.
         let bmc = try await Self.attrs("zoo/bmc150-dual.umockdev", [
             ("iio:device1", "trigger/current_trigger", "BMA250E-dev0"),
             ("iio:device0", "trigger/current_trigger", "BMA250E-dev0"),
         ])
-        #expect(bmc.kernel == ["iio:device1 trigger/current_trigger \"BMA250E-dev0\" EINVAL BMA250E-dev0 is not this device's own trigger",
-                               "iio:device0 trigger/current_trigger \"BMA250E-dev0\" ok"], "\(bmc.kernel)")
+        #expect(bmc.kernelWrites.map(\.description) == ["iio:device1 trigger/current_trigger \"BMA250E-dev0\" EINVAL BMA250E-dev0 is not this device's own trigger",
+                               "iio:device0 trigger/current_trigger \"BMA250E-dev0\" ok"], "\(bmc.kernelWrites)")
     }
 
     @Test("read-only attributes, a raw reading among them, cannot be opened for writing (EACCES), nor can files the device does not have; bmi323 refuses to enable with unequal rates")
@@ -96,7 +97,7 @@ struct KernelRulesTests {
             ("iio:device0", "in_accel_sampling_frequency", "100"),
         ])
         #expect(r.failure == nil, "\(r.transcript)")
-        #expect(r.kernel == [
+        #expect(r.kernelWrites.map(\.description) == [
             "iio:device0 in_accel_sampling_frequency_available EACCES read-only attribute",
             "iio:device0 sampling_frequency EACCES no such attribute",
             "iio:device0 in_accel_x_raw EACCES read-only attribute",
@@ -106,18 +107,18 @@ struct KernelRulesTests {
             "iio:device0 in_anglvel_sampling_frequency \"50\" ok",
             "iio:device0 buffer/enable \"1\" ok",
             "iio:device0 in_accel_sampling_frequency \"100\" EBUSY the buffer is enabled",
-        ], "\(r.kernel)")
+        ], "\(r.kernelWrites)")
     }
 
     /// Runs `iio-events.py` with `steps`; where they wait for events, zoo/four-poses.csv (turns at 3.0, 6.6 and
     /// 10.2 s, 0.45 s each) starts playing once the steps before the first wait are done (it prints "ready").
     /// Its waits end at a time into the trace, not after a time of their own, so a slow start or a slow step
     /// never moves a turn into the wrong wait; a step that comes too late says so, and fails the test.
-    static func events(_ fixture: String, _ steps: [String], then more: [[Any]] = []) async throws -> UmockdevRun.Result {
-        let play: [[Any]] = steps.contains { $0.hasPrefix("wait ") }
-            ? [["wait", "^ready$", 30], ["play", "zoo/four-poses.csv", 20]] : []
-        return try await UmockdevRun.run(devices: [fixture], steps: [["start"]] + play + [["exit", 30]] + more,
-                            arguments: [UmockdevRun.fixtures.appendingPathComponent("iio-events.py").path] + steps,
+    static func events(_ fixture: String, _ steps: [String], then more: [Step] = []) async throws -> Testbed.Result {
+        let play: [Step] = steps.contains { $0.hasPrefix("wait ") }
+            ? [.wait(.stdout("^ready$", within: Tolerance.probe)), .play("zoo/four-poses.csv", seconds: 20)] : []
+        return try await Testbed.run(devices: [fixture], steps: [.start] + play + [.exit(within: Tolerance.probe)] + more,
+                            arguments: [Testbed.fixtures.appendingPathComponent("iio-events.py").path] + steps,
                             program: "/usr/bin/python3")
     }
 
@@ -151,11 +152,11 @@ struct KernelRulesTests {
         #expect(waits.dropFirst(2).allSatisfy { $0.hasPrefix("event iio:device0: 0 1 ") || $0.hasPrefix("event iio:device0: 0 2 ") }
                 && waits.count > 2, "\(r.stdout)")
         #expect(r.stdout.last == "eventfd iio:device0: ok", "\(r.stdout)")
-        #expect(r.kernel.filter { $0.contains("IIO_GET_EVENT_FD_IOCTL") } == [
+        #expect(r.kernelWrites.filter { $0.value == "IIO_GET_EVENT_FD_IOCTL" }.map(\.description) == [
             "iio:device0 dev/iio:device0 \"IIO_GET_EVENT_FD_IOCTL\" ok",
             "iio:device0 dev/iio:device0 \"IIO_GET_EVENT_FD_IOCTL\" EBUSY another event descriptor is open",
             "iio:device0 dev/iio:device0 \"IIO_GET_EVENT_FD_IOCTL\" ok",
-        ], "\(r.kernel)")
+        ], "\(r.kernelWrites)")
     }
 
     @Test("driver quirks of the event files: st_lsm6dsx stops sampling when its buffer is disabled, events enabled or not, until an enable powers it again; bmi323 puts its any-motion threshold back to 1 g at each enable write; mma8452's threshold starts at its maximum, inv_mpu6050's at 0")
@@ -180,19 +181,19 @@ struct KernelRulesTests {
         let waits = st.stdout.filter { $0.hasPrefix("event ") }
         #expect(waits.count >= 3 && waits[0] == "event iio:device0: none" && waits[1] == "event iio:device0: none"
                 && waits[2].hasPrefix("event iio:device0: 0 0 "), "\(st.stdout)")
-        #expect(st.refusedWrites.isEmpty, "\(st.kernel)")
+        #expect(st.refusedWrites.isEmpty, "\(st.kernelWrites)")
 
         let bmi = try await Self.attrs("zoo/bmi323.umockdev", [
             ("iio:device0", "events/in_accel_mag_rising_value", "0.5"),
             ("iio:device0", "events/in_accel_mag_rising_en", "1"),
             ("iio:device0", "events/in_accel_mag_rising_value", "8.5"),
-        ], then: [["expect-file", "sys/bus/iio/devices/iio:device0/events/in_accel_mag_rising_value", "1.000000"]])
+        ], then: [.expectFile("sys/bus/iio/devices/iio:device0/events/in_accel_mag_rising_value", "1.000000")])
         #expect(bmi.failure == nil, "\(bmi.transcript)")
-        #expect(bmi.kernel == [
+        #expect(bmi.kernelWrites.map(\.description) == [
             "iio:device0 events/in_accel_mag_rising_value \"0.5\" ok",
             "iio:device0 events/in_accel_mag_rising_en \"1\" ok",
             "iio:device0 events/in_accel_mag_rising_value \"8.5\" EINVAL outside the driver's range",
-        ], "\(bmi.kernel)")
+        ], "\(bmi.kernelWrites)")
 
         let mma = try await Self.events("zoo/mma8452.umockdev", ["read iio:device0 events/in_accel_mag_rising_value", "read iio:device0 events/in_accel_scale"])
         #expect(mma.stdout.prefix(2) == ["read iio:device0 events/in_accel_mag_rising_value: 127", "read iio:device0 events/in_accel_scale: 0.617742"],
@@ -221,15 +222,16 @@ struct KernelRulesTests {
             os.close(first)
             os.close(attempt("after close"))
             """
-        let r = try await UmockdevRun.run(devices: ["zoo/hid-sensor.umockdev"], steps: [
-            ["set", "iio:device0", ["buffer/enable": "1"]],
-            ["feed", "/dev/iio:device0", "<hxxhxxhxxxxxxq", [0, -256, 0], 50],
-            ["start"], ["exit", 20],
+        let r = try await Testbed.run(devices: ["zoo/hid-sensor.umockdev"], steps: [
+            .set("iio:device0", ["buffer/enable": "1"]),
+            .feed("/dev/iio:device0", format: "<hxxhxxhxxxxxxq", values: [0, -256, 0], hz: 50),
+            .start, .exit(within: Tolerance.exit),
         ], arguments: ["-c", script], program: "/usr/bin/python3")
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(Array(r.stdout.prefix(3)) == ["first: ok", "second: EBUSY", "other process: EBUSY"], "\(r.transcript)")
         #expect(r.stdout.contains { $0.hasPrefix("scans: ") && $0 != "scans: 0 bytes" }, "\(r.stdout)")
         #expect(r.stdout.last == "after close: ok", "\(r.stdout)")
-        #expect(r.opens.count == 2 && r.opens.allSatisfy { $0.hasPrefix("iio:device0 dev/iio:device0 EBUSY ") }, "\(r.opens)")
+        #expect(r.kernelOpens.count == 2 && r.kernelOpens.allSatisfy { $0.device == "iio:device0" && $0.node == "dev/iio:device0" && $0.errno == "EBUSY" },
+                "\(r.kernelOpens)")
     }
 }

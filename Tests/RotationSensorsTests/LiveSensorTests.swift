@@ -13,18 +13,18 @@ struct LiveSensorTests {
     static let leftUp = "\"rotation\":90,"
     static let bottomUp = "\"rotation\":180,"
     static let rightUp = "\"rotation\":270,"
-    static let onda: [String: Int] = ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]
+    static let onda: [String: DriverJSON] = ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]
 
     @Test("a polled accelerometer: raw values changed at run time turn the published rotation")
     func polledValuesChangeAtRunTime() async throws {
-        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [
-            ["start"],
-            ["wait", Self.normal, 5],
-            ["set", "iio:device0", Self.onda],
-            ["wait", Self.rightUp, 5],
-            ["set", "iio:device0", ["in_accel_x_raw": -523, "in_accel_y_raw": 0, "in_accel_z_raw": 5]],
-            ["wait", Self.bottomUp, 5],
-            ["alive"],
+        let r = try await Testbed.run(devices: ["polled.umockdev"], steps: [
+            .start,
+            .wait(.stdout(Self.normal)),
+            .set("iio:device0", Self.onda),
+            .wait(.stdout(Self.rightUp)),
+            .set("iio:device0", ["in_accel_x_raw": -523, "in_accel_y_raw": 0, "in_accel_z_raw": 5]),
+            .wait(.stdout(Self.bottomUp)),
+            .alive,
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270, 180], "\(r.transcript)")
@@ -35,19 +35,19 @@ struct LiveSensorTests {
     @Test("a buffered accelerometer: scans written into its device node are decoded; trigger, frequency and FIFO batch are set")
     func bufferedScansThroughThePTY() async throws {
         let node = "/dev/iio:device0"
-        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
-            ["feed", node, "<hhhxxq", [523, 13, 5], 50],
-            ["start"],
-            ["wait", Self.normal, 5],
-            ["feed", node, "<hhhxxq", [8, 521, -67], 50],
-            ["wait", Self.rightUp, 5],
-            ["expect-file", "sys/bus/iio/devices/iio:device0/trigger/current_trigger", "accel_3d-dev0"],
-            ["expect-file", "sys/bus/iio/devices/iio:device0/sampling_frequency", "50"],
+        let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
+            .feed(node, format: "<hhhxxq", values: [523, 13, 5], hz: 50),
+            .start,
+            .wait(.stdout(Self.normal)),
+            .feed(node, format: "<hhhxxq", values: [8, 521, -67], hz: 50),
+            .wait(.stdout(Self.rightUp)),
+            .expectFile("sys/bus/iio/devices/iio:device0/trigger/current_trigger", "accel_3d-dev0"),
+            .expectFile("sys/bus/iio/devices/iio:device0/sampling_frequency", "50"),
             // One scan per wake-up while the device moves (`movingWakeInterval`), with room for four.
-            ["expect-file", "sys/bus/iio/devices/iio:device0/buffer/watermark", "1"],
-            ["expect-file", "sys/bus/iio/devices/iio:device0/buffer/length", "4"],
-            ["expect-file", "sys/bus/iio/devices/iio:device0/scan_elements/in_timestamp_en", "1"],
-            ["alive"],
+            .expectFile("sys/bus/iio/devices/iio:device0/buffer/watermark", "1"),
+            .expectFile("sys/bus/iio/devices/iio:device0/buffer/length", "4"),
+            .expectFile("sys/bus/iio/devices/iio:device0/scan_elements/in_timestamp_en", "1"),
+            .alive,
         ], arguments: ["--print", "--rate", "30"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270], "\(r.transcript)")
@@ -60,11 +60,11 @@ struct LiveSensorTests {
 
     @Test("a buffered device whose buffer stays silent for 500 ms is polled instead")
     func silentBufferFallsBackToPolling() async throws {
-        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
-            ["start"],
-            ["wait-err", "the buffer delivered nothing within 500 ms; polling in_accel_\\*_raw at 50.0 Hz instead", 5],
-            ["set", "iio:device0", Self.onda],
-            ["wait", Self.rightUp, 5],
+        let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
+            .start,
+            .wait(.stderr("the buffer delivered nothing within 500 ms; polling in_accel_\\*_raw at 50.0 Hz instead")),
+            .set("iio:device0", Self.onda),
+            .wait(.stdout(Self.rightUp)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [270], "\(r.transcript)")
@@ -73,15 +73,15 @@ struct LiveSensorTests {
     @Test("a buffer that goes silent after delivering is polled instead, and the rotation keeps following the device")
     func bufferSilentLaterFallsBackToPolling() async throws {
         let node = "/dev/iio:device0"
-        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
-            ["feed", node, "<hhhxxq", [523, 13, 5], 50],
-            ["start"],
-            ["wait", Self.normal, 5],
-            ["feed-stop", node],
-            ["set", "iio:device0", Self.onda],
-            ["wait-err", "iio:device0: the buffer went silent for 500 ms; polling in_accel_\\*_raw at 50.0 Hz instead", 5],
-            ["wait", Self.rightUp, 5],
-            ["alive"],
+        let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
+            .feed(node, format: "<hhhxxq", values: [523, 13, 5], hz: 50),
+            .start,
+            .wait(.stdout(Self.normal)),
+            .feedStop(node),
+            .set("iio:device0", Self.onda),
+            .wait(.stderr("iio:device0: the buffer went silent for 500 ms; polling in_accel_\\*_raw at 50.0 Hz instead")),
+            .wait(.stdout(Self.rightUp)),
+            .alive,
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270], "\(r.transcript)")
@@ -90,24 +90,24 @@ struct LiveSensorTests {
 
     @Test("a buffer enabled by another program is never disabled nor written, even with its node free (its reader opens it now and then): the part is read through its raw attributes, and nothing of the device is written")
     func foreignBufferIsLeftAlone() async throws {
-        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+        let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
             // As iio-sensor-proxy 3.0 leaves a HID hub between its reads: scan elements and buffer enabled, the
             // node closed. The raw attributes say upright, then right edge up.
-            ["set", "iio:device0", ["scan_elements/in_accel_x_en": 1, "scan_elements/in_accel_y_en": 1,
+            .set("iio:device0", ["scan_elements/in_accel_x_en": 1, "scan_elements/in_accel_y_en": 1,
                                     "scan_elements/in_accel_z_en": 1, "scan_elements/in_timestamp_en": 1, "buffer/enable": 1,
-                                    "in_accel_x_raw": 523, "in_accel_y_raw": 13, "in_accel_z_raw": 5]],
-            ["start"],
-            ["wait", Self.normal, 5],
-            ["set", "iio:device0", ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]],
-            ["wait", Self.rightUp, 5],
-            ["stop"],
-            ["expect-file", "sys/bus/iio/devices/iio:device0/buffer/enable", "1"],
+                                    "in_accel_x_raw": 523, "in_accel_y_raw": 13, "in_accel_z_raw": 5]),
+            .start,
+            .wait(.stdout(Self.normal)),
+            .set("iio:device0", ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]),
+            .wait(.stdout(Self.rightUp)),
+            .stop,
+            .expectFile("sys/bus/iio/devices/iio:device0/buffer/enable", "1"),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270], "\(r.transcript)")
         #expect(r.stderr.contains { $0.contains("as the display accelerometer, polled; beside another program's buffer (buffer/enable reads 1)") },
                 "\(r.transcript)")
-        #expect(r.kernel.filter { $0.hasPrefix("iio:device0 ") }.isEmpty, "wrote to a device another program captures from: \(r.kernel)")
+        #expect(r.kernelWrites.filter { $0.device == "iio:device0" }.isEmpty, "wrote to a device another program captures from: \(r.kernelWrites)")
     }
 
     @Test("what a rotationd that crashed had changed (its record in the runtime directory: a buffer it enabled, a frequency it set) is put back by the next one before it reads the device, which then reads it through the buffer; a record whose process lives is left alone")
@@ -127,36 +127,37 @@ struct LiveSensorTests {
         defer { close(held) }
         #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
         let node = "/dev/iio:device0"
-        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
-            ["set", "iio:device0", ["scan_elements/in_accel_x_en": 1, "scan_elements/in_accel_y_en": 1,
+        let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
+            .set("iio:device0", ["scan_elements/in_accel_x_en": 1, "scan_elements/in_accel_y_en": 1,
                                     "scan_elements/in_accel_z_en": 1, "scan_elements/in_timestamp_en": 1, "buffer/enable": 1,
                                     "sampling_frequency": 50,
-                                    "in_accel_x_raw": 523, "in_accel_y_raw": 13, "in_accel_z_raw": 5]],
-            ["feed", node, "<hhhxxq", [8, 521, -67], 50],
-            ["start"],
-            ["wait", Self.rightUp, 5],
-            ["alive"],
+                                    "in_accel_x_raw": 523, "in_accel_y_raw": 13, "in_accel_z_raw": 5]),
+            .feed(node, format: "<hhhxxq", values: [8, 521, -67], hz: 50),
+            .start,
+            .wait(.stdout(Self.rightUp)),
+            .alive,
         ], arguments: ["--print"], environment: ["RUNTIME_DIRECTORY": run.path])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [270], "\(r.transcript)")
-        #expect(r.kernel.prefix(2) == ["iio:device0 buffer/enable \"0\" ok", "iio:device0 sampling_frequency \"10\" ok"], "\(r.kernel)")
+        #expect(r.kernelWrites.prefix(2).map(\.description) == ["iio:device0 buffer/enable \"0\" ok", "iio:device0 sampling_frequency \"10\" ok"],
+                "\(r.kernelWrites)")
         #expect(r.stderr.contains { $0.hasPrefix("rotationd: info: put back what rotationd (process 999999) changed") }, "\(r.transcript)")
-        #expect(!r.kernel.contains { $0.contains("buffer/watermark \"7\"") }, "put back a live process's record: \(r.kernel)")
+        #expect(!r.kernelWrites.contains { $0.file == "buffer/watermark" && $0.value == "7" }, "put back a live process's record: \(r.kernelWrites)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("capture-999999").path))
         #expect(FileManager.default.fileExists(atPath: live.path))
     }
 
     @Test("per-channel scale and offset win over the shared ones, and the offset is added before scaling")
     func perChannelScaleAndOffset() async throws {
-        let r = try await UmockdevRun.run(devices: ["scale-offset.umockdev"], steps: [
-            ["start"],
-            ["wait", Self.normal, 5],
-            ["set", "iio:device0", ["in_accel_x_raw": 2980, "in_accel_y_raw": 100, "in_accel_z_raw": 100]],
-            ["wait", Self.leftUp, 5],
+        let r = try await Testbed.run(devices: ["scale-offset.umockdev"], steps: [
+            .start,
+            .wait(.stdout(Self.normal)),
+            .set("iio:device0", ["in_accel_x_raw": 2980, "in_accel_y_raw": 100, "in_accel_z_raw": 100]),
+            .wait(.stdout(Self.leftUp)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
-        let list = try await UmockdevRun.run(devices: ["scale-offset.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+        let list = try await Testbed.run(devices: ["scale-offset.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: Tolerance.listing))], arguments: ["--list"])
         #expect(list.stdout.contains("  scale: x 0.01 (in_accel_x_scale), y 0.02 (in_accel_y_scale), z 0.01 (in_accel_z_scale)"),
                 "\(list.transcript)")
         #expect(list.stdout.contains("  offset: x -2000.0 (in_accel_x_offset), y -100.0 (in_accel_offset), z -100.0 (in_accel_offset)"),
@@ -165,11 +166,11 @@ struct LiveSensorTests {
 
     @Test("a mount_matrix attribute is applied; a udev matrix with a zero row is rejected with a warning and skipped")
     func mountMatrixAttribute() async throws {
-        let r = try await UmockdevRun.run(devices: ["mount-matrix.umockdev"], steps: [
-            ["start"],
-            ["wait", Self.normal, 5],
-            ["set", "iio:device0", Self.onda],
-            ["wait", Self.rightUp, 5],
+        let r = try await Testbed.run(devices: ["mount-matrix.umockdev"], steps: [
+            .start,
+            .wait(.stdout(Self.normal)),
+            .set("iio:device0", Self.onda),
+            .wait(.stdout(Self.rightUp)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270], "\(r.transcript)")
@@ -179,16 +180,16 @@ struct LiveSensorTests {
 
     @Test("the udev ACCEL_MOUNT_MATRIX property wins over the in_accel_mount_matrix attribute")
     func udevMatrixWins() async throws {
-        let r = try await UmockdevRun.run(devices: ["udev-matrix.umockdev"], steps: [
-            ["start"],
-            ["wait", Self.normal, 5],
-            ["set", "iio:device0", Self.onda],
-            ["wait", Self.rightUp, 5],
+        let r = try await Testbed.run(devices: ["udev-matrix.umockdev"], steps: [
+            .start,
+            .wait(.stdout(Self.normal)),
+            .set("iio:device0", Self.onda),
+            .wait(.stdout(Self.rightUp)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // With the attribute's identity matrix instead, the same readings would give 90 and then 180.
         #expect(r.rotations == [0, 270], "\(r.transcript)")
-        let list = try await UmockdevRun.run(devices: ["udev-matrix.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+        let list = try await Testbed.run(devices: ["udev-matrix.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: Tolerance.listing))], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from udev ACCEL_MOUNT_MATRIX)"), "\(list.transcript)")
     }
 
@@ -196,11 +197,11 @@ struct LiveSensorTests {
     func udevMatrixWithRepeatedRowIsRepaired() async throws {
         // Upright the part reads (0, +g, 0) and left edge up (+g, 0, 0): through the hwdb rows 1 and 2 that is
         // normal and then left-up. Dropping the matrix for the attribute's identity would give bottom-up first.
-        let r = try await UmockdevRun.run(devices: ["udev-matrix-repeated-row.umockdev"], steps: [
-            ["start"],
-            ["wait", Self.normal, 5],
-            ["set", "iio:device0", ["in_accel_x_raw": 512, "in_accel_y_raw": 0, "in_accel_z_raw": 0]],
-            ["wait", Self.leftUp, 5],
+        let r = try await Testbed.run(devices: ["udev-matrix-repeated-row.umockdev"], steps: [
+            .start,
+            .wait(.stdout(Self.normal)),
+            .set("iio:device0", ["in_accel_x_raw": 512, "in_accel_y_raw": 0, "in_accel_z_raw": 0]),
+            .wait(.stdout(Self.leftUp)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
@@ -208,26 +209,26 @@ struct LiveSensorTests {
         #expect(r.events.filter { $0["rotation"] is Int }.allSatisfy { $0["tilt"] as? String == "vertical" }, "\(r.transcript)")
         let warning = "rotationd: warning: iio:device0: the mount matrix from udev ACCEL_MOUNT_MATRIX (\"1, 0, 0; 0, -1, 0; 1, 0, 0\") has a third row that is zero or in the plane of the first two; using \"1, 0, 0; 0, -1, 0; 0, 0, -1\""
         #expect(r.stderr.filter { $0.hasPrefix(warning) }.count == 1, "\(r.transcript)")
-        let list = try await UmockdevRun.run(devices: ["udev-matrix-repeated-row.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+        let list = try await Testbed.run(devices: ["udev-matrix-repeated-row.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: Tolerance.listing))], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 1, 0, 0; 0, -1, 0; 0, 0, -1 (from udev ACCEL_MOUNT_MATRIX, third row replaced by the cross product of the first two)"),
                 "\(list.transcript)")
     }
 
     @Test("with a base and a display accelerometer only the display one drives the rotation")
     func baseAndDisplayPair() async throws {
-        let r = try await UmockdevRun.run(devices: ["base-display.umockdev"], steps: [
-            ["start"],
-            ["wait", Self.normal, 5],
-            ["set", "iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": 512, "in_accel_z_raw": 0]],
-            ["sleep", 0.6],
-            ["set", "iio:device1", ["in_accel_x_raw": -512, "in_accel_y_raw": 0, "in_accel_z_raw": 0]],
-            ["wait", Self.rightUp, 5],
+        let r = try await Testbed.run(devices: ["base-display.umockdev"], steps: [
+            .start,
+            .wait(.stdout(Self.normal)),
+            .set("iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": 512, "in_accel_z_raw": 0]),
+            .sleep(0.6),
+            .set("iio:device1", ["in_accel_x_raw": -512, "in_accel_y_raw": 0, "in_accel_z_raw": 0]),
+            .wait(.stdout(Self.rightUp)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270], "\(r.transcript)")
         #expect(r.stderr.contains { $0.contains("using iio:device1 (cros-ec-accel) as the display accelerometer") &&
             $0.contains("base accelerometer iio:device0 read for the posture") }, "\(r.transcript)")
-        let list = try await UmockdevRun.run(devices: ["base-display.umockdev"], steps: [["start"], ["wait", "^posture: ", 8]], arguments: ["--list"])
+        let list = try await Testbed.run(devices: ["base-display.umockdev"], steps: [.start, .wait(.stdout("^posture: ", within: Tolerance.listing))], arguments: ["--list"])
         #expect(list.stdout.contains("  location: base (from udev ACCEL_LOCATION=base)"), "\(list.transcript)")
         #expect(list.stdout.contains("  location: display (from label accel-display)"), "\(list.transcript)")
         #expect(list.stdout.contains("  role: base accelerometer, read for the posture"), "\(list.transcript)")
@@ -259,26 +260,27 @@ struct LiveSensorTests {
         // The display stays upright, (0, −g, 0). The base's raw counts are in systemd's hwdb frame (the display's
         // with the lid closed): face up it reads (0, 0, −g), a hinge of 90°; turned about the hinge so the angle
         // is 210°, 280° and 350°, it reads (0, −g·cos(hinge), −g·sin(hinge)).
-        func base(_ hinge: Double) -> [String: Any] {
+        func base(_ hinge: Double) -> [String: DriverJSON] {
             let g = layout.countsPerG
-            return ["in_accel_x_raw": 0, "in_accel_y_raw": Int((-g * cos(hinge * Double.pi / 180)).rounded()),
-                    "in_accel_z_raw": Int((-g * sin(hinge * Double.pi / 180)).rounded())]
+            return ["in_accel_x_raw": 0, "in_accel_y_raw": .int(Int((-g * cos(hinge * Double.pi / 180)).rounded())),
+                    "in_accel_z_raw": .int(Int((-g * sin(hinge * Double.pi / 180)).rounded()))]
         }
-        let upright: [String: Any] = ["in_accel_x_raw": layout.upright[0], "in_accel_y_raw": layout.upright[1], "in_accel_z_raw": layout.upright[2]]
+        let upright: [String: DriverJSON] = ["in_accel_x_raw": .int(layout.upright[0]), "in_accel_y_raw": .int(layout.upright[1]),
+                                            "in_accel_z_raw": .int(layout.upright[2])]
         let laptop = #""posture":"laptop","hinge":(8[5-9]|9[0-5]),"#
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-fold-\(UUID().uuidString).csv")
         defer { try? FileManager.default.removeItem(at: csv) }
-        let r = try await UmockdevRun.run(devices: [layout.fixture], steps: [
-            ["set", layout.display, upright],
-            ["set", layout.base, base(90)],
-            ["start"],
-            ["wait", laptop, 8],
-            ["set", layout.base, base(210)],
-            ["wait", #""posture":"stand""#, 5],
-            ["set", layout.base, base(280)],
-            ["wait", #""posture":"stand","hinge":2(7[5-9]|8[0-5]),"#, 5],
-            ["set", layout.base, base(350)],
-            ["wait", #""posture":"tablet","hinge":3[45][0-9],"#, 5],
+        let r = try await Testbed.run(devices: [layout.fixture], steps: [
+            .set(layout.display, upright),
+            .set(layout.base, base(90)),
+            .start,
+            .wait(.stdout(laptop, within: Tolerance.listing)),
+            .set(layout.base, base(210)),
+            .wait(.stdout(#""posture":"stand""#)),
+            .set(layout.base, base(280)),
+            .wait(.stdout(#""posture":"stand","hinge":2(7[5-9]|8[0-5]),"#)),
+            .set(layout.base, base(350)),
+            .wait(.stdout(#""posture":"tablet","hinge":3[45][0-9],"#)),
         ], arguments: ["--print", "--record", csv.path, "--camera", "front:front:0", "--camera", "world:front:0::base"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // The display never turned; the fold went laptop, stand, tablet, each once.
@@ -306,18 +308,18 @@ struct LiveSensorTests {
         // so the axes are repaired one at a time, each once its kind of garbage has been logged. The log allows
         // one line a second, so each kind stays for a second (the one before it was logged just before).
         let started = Date()
-        let r = try await UmockdevRun.run(devices: ["garbage.umockdev"], steps: [
-            ["start"],
-            ["wait-err", "in_accel_x_raw holds \"abc\"", 5],
-            ["alive"],
-            ["set", "iio:device0", ["in_accel_x_raw": 0]],
-            ["wait-err", "in_accel_y_raw holds an empty value", 5],
-            ["alive"],
-            ["set", "iio:device0", ["in_accel_y_raw": -512]],
-            ["wait-err", "in_accel_z_raw holds \"99999999999999999999\"", 5],
-            ["alive"],
-            ["set", "iio:device0", ["in_accel_z_raw": 0]],
-            ["wait", Self.normal, 5],
+        let r = try await Testbed.run(devices: ["garbage.umockdev"], steps: [
+            .start,
+            .wait(.stderr("in_accel_x_raw holds \"abc\"")),
+            .alive,
+            .set("iio:device0", ["in_accel_x_raw": 0]),
+            .wait(.stderr("in_accel_y_raw holds an empty value")),
+            .alive,
+            .set("iio:device0", ["in_accel_y_raw": -512]),
+            .wait(.stderr("in_accel_z_raw holds \"99999999999999999999\"")),
+            .alive,
+            .set("iio:device0", ["in_accel_z_raw": 0]),
+            .wait(.stdout(Self.normal)),
         ], arguments: ["--print"])
         let seconds = Date().timeIntervalSince(started)
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -342,19 +344,19 @@ struct LiveSensorTests {
     @Test("a device removed while running publishes sensor lost, and the rotation resumes when it is added again")
     func removedAndAddedAgain() async throws {
         let path = "/sys/devices/platform/accel-polled/iio:device0"
-        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [
-            ["start"],
-            ["wait", Self.normal, 5],
-            ["uevent", path, "remove"],
-            ["remove", path],
-            ["wait", "\"sensor\":\"lost\"", 5],
-            ["sleep", 1.2],
-            ["alive"],
+        let r = try await Testbed.run(devices: ["polled.umockdev"], steps: [
+            .start,
+            .wait(.stdout(Self.normal)),
+            .uevent(path, .remove),
+            .remove(path),
+            .wait(.stdout("\"sensor\":\"lost\"")),
+            .sleep(1.2),
+            .alive,
             // The same device again, now held right edge up (umockdev cannot recreate the device node).
-            ["add", "polled-replugged.umockdev"],
-            ["uevent", path, "add"],
-            ["wait", "\"sensor\":\"ok\"", 5],
-            ["wait", Self.rightUp, 5],
+            .add("polled-replugged.umockdev"),
+            .uevent(path, .add),
+            .wait(.stdout("\"sensor\":\"ok\"")),
+            .wait(.stdout(Self.rightUp)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270], "\(r.transcript)")
@@ -363,14 +365,14 @@ struct LiveSensorTests {
 
     @Test("with no sensor at all one line says what was looked for, and a sensor that appears later is used")
     func noSensorThenHotPlug() async throws {
-        let r = try await UmockdevRun.run(devices: [], steps: [
-            ["start"],
-            ["wait", "\"sensor\":\"none\"", 5],
-            ["sleep", 2.5],
-            ["alive"],
-            ["add", "polled.umockdev"],
-            ["uevent", "/sys/devices/platform/accel-polled/iio:device0", "add"],
-            ["wait", Self.normal, 5],
+        let r = try await Testbed.run(devices: [], steps: [
+            .start,
+            .wait(.stdout("\"sensor\":\"none\"")),
+            .sleep(2.5),
+            .alive,
+            .add("polled.umockdev"),
+            .uevent("/sys/devices/platform/accel-polled/iio:device0", .add),
+            .wait(.stdout(Self.normal)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         let notFound = r.stderr.filter { $0.contains("no accelerometer found") }
@@ -382,13 +384,13 @@ struct LiveSensorTests {
     func accelerometerAndGyroscope() async throws {
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-gyro-\(UUID().uuidString).csv")
         defer { try? FileManager.default.removeItem(at: csv) }
-        let r = try await UmockdevRun.run(devices: ["accel-gyro.umockdev"], steps: [
-            ["start"],
-            ["wait", Self.normal, 5],
-            ["set", "iio:device0", ["in_anglvel_x_raw": 100, "in_anglvel_y_raw": 200, "in_anglvel_z_raw": 300]],
-            ["set", "iio:device0", Self.onda],
-            ["wait", Self.rightUp, 5],
-            ["sleep", 0.2],
+        let r = try await Testbed.run(devices: ["accel-gyro.umockdev"], steps: [
+            .start,
+            .wait(.stdout(Self.normal)),
+            .set("iio:device0", ["in_anglvel_x_raw": 100, "in_anglvel_y_raw": 200, "in_anglvel_z_raw": 300]),
+            .set("iio:device0", Self.onda),
+            .wait(.stdout(Self.rightUp)),
+            .sleep(0.2),
         ], arguments: ["--print", "--record", csv.path])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270], "\(r.transcript)")
@@ -417,14 +419,14 @@ struct LiveSensorTests {
     func recordThenReplay() async throws {
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-roundtrip-\(UUID().uuidString).csv")
         defer { try? FileManager.default.removeItem(at: csv) }
-        let live = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [
-            ["start"],
-            ["wait", Self.normal, 5],
-            ["set", "iio:device0", Self.onda],
-            ["wait", Self.rightUp, 5],
-            ["set", "iio:device0", ["in_accel_x_raw": -523, "in_accel_y_raw": 0, "in_accel_z_raw": 5]],
-            ["wait", Self.bottomUp, 5],
-            ["sleep", 0.3],
+        let live = try await Testbed.run(devices: ["polled.umockdev"], steps: [
+            .start,
+            .wait(.stdout(Self.normal)),
+            .set("iio:device0", Self.onda),
+            .wait(.stdout(Self.rightUp)),
+            .set("iio:device0", ["in_accel_x_raw": -523, "in_accel_y_raw": 0, "in_accel_z_raw": 5]),
+            .wait(.stdout(Self.bottomUp)),
+            .sleep(0.3),
         ], arguments: ["--print", "--record", csv.path])
         #expect(live.failure == nil && live.status == 0, "\(live.transcript)")
         #expect(live.rotations == [0, 270, 180], "\(live.transcript)")
@@ -459,13 +461,13 @@ struct LiveSensorTests {
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-imu-\(UUID().uuidString).csv")
         defer { try? FileManager.default.removeItem(at: csv) }
         let node = "/dev/iio:device0"
-        let r = try await UmockdevRun.run(devices: ["imu-buffered.umockdev"], steps: [
-            ["feed", node, "<hhhhhhxxxxq", [523, 13, 5, 100, 200, 300], 50],
-            ["start"],
-            ["wait", Self.normal, 5],
-            ["feed", node, "<hhhhhhxxxxq", [8, 521, -67, -40, 50, 60], 50],
-            ["wait", Self.rightUp, 5],
-            ["sleep", 0.2],
+        let r = try await Testbed.run(devices: ["imu-buffered.umockdev"], steps: [
+            .feed(node, format: "<hhhhhhxxxxq", values: [523, 13, 5, 100, 200, 300], hz: 50),
+            .start,
+            .wait(.stdout(Self.normal)),
+            .feed(node, format: "<hhhhhhxxxxq", values: [8, 521, -67, -40, 50, 60], hz: 50),
+            .wait(.stdout(Self.rightUp)),
+            .sleep(0.2),
         ], arguments: ["--print", "--record", csv.path])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 270], "\(r.transcript)")
@@ -480,14 +482,14 @@ struct LiveSensorTests {
         #expect(abs(last[4] - -0.05) < 1e-6 && abs(last[5] - 0.04) < 1e-6 && abs(last[6] - 0.06) < 1e-6, "\(last)")
         // The accelerometer went through the udev matrix: right edge up reads about (−g, 0, 0).
         #expect(abs(last[1] - -521 * 0.019163) < 1e-4, "\(last)")
-        let list = try await UmockdevRun.run(devices: ["imu-buffered.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+        let list = try await Testbed.run(devices: ["imu-buffered.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: Tolerance.listing))], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from the accelerometer's, udev ACCEL_MOUNT_MATRIX)"),
                 "\(list.transcript)")
     }
 
     @Test("a udev ANGLVEL_MOUNT_MATRIX wins for a gyroscope on the accelerometer's chip")
     func udevGyroscopeMatrixWins() async throws {
-        let list = try await UmockdevRun.run(devices: ["imu-anglvel-udev.umockdev"], steps: [["start"], ["wait", "^  at rest: ", 8]], arguments: ["--list"])
+        let list = try await Testbed.run(devices: ["imu-anglvel-udev.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: Tolerance.listing))], arguments: ["--list"])
         #expect(list.stdout.contains("  mount matrix: 1, 0, 0; 0, -1, 0; 0, 0, -1 (from udev ANGLVEL_MOUNT_MATRIX)"), "\(list.transcript)")
         #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from udev ACCEL_MOUNT_MATRIX)"), "\(list.transcript)")
     }
@@ -497,29 +499,29 @@ struct LiveSensorTests {
         let socket = "/tmp/rotationd-ondemand-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         let enable = "sys/bus/iio/devices/iio:device0/buffer/enable"
         let node = "/dev/iio:device0"
-        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
-            ["feed", node, "<hhhxxq", [523, 13, 5], 50],
-            ["start"],
+        let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
+            .feed(node, format: "<hhhxxq", values: [523, 13, 5], hz: 50),
+            .start,
             // Serving, and for half a second more, without having touched the sensor.
-            ["wait-err", "serving on ", 5],
-            ["sleep", 0.5],
-            ["expect-file", "sys/bus/iio/devices/iio:device0/sampling_frequency", "10"],
-            ["connect", socket, 5],
-            ["wait-sock", Self.normal, 5],
-            ["expect-file", "sys/bus/iio/devices/iio:device0/sampling_frequency", "50"],
-            ["expect-file", enable, "1"],
-            ["disconnect"],
+            .wait(.stderr("serving on ")),
+            .sleep(0.5),
+            .expectFile("sys/bus/iio/devices/iio:device0/sampling_frequency", "10"),
+            .connect(socket),
+            .wait(.socket(Self.normal)),
+            .expectFile("sys/bus/iio/devices/iio:device0/sampling_frequency", "50"),
+            .expectFile(enable, "1"),
+            .disconnect,
             // The last client left: the buffer is closed again.
-            ["wait-file", enable, "0", 5],
+            .waitFile(enable, "0"),
             // A client that connects while the service is still going idle is greeted with the state from
             // before, ok; sampling starts again in any case.
-            ["connect", socket, 5],
-            ["wait-sock", "\"sensor\":\"ok\"", 5],
-            ["wait-file", enable, "1", 5],
+            .connect(socket),
+            .wait(.socket("\"sensor\":\"ok\"")),
+            .waitFile(enable, "1"),
             // Sampling really runs again: a new pose is published.
-            ["feed", node, "<hhhxxq", [8, 521, -67], 50],
-            ["wait-sock", Self.rightUp, 5],
-            ["alive"],
+            .feed(node, format: "<hhhxxq", values: [8, 521, -67], hz: 50),
+            .wait(.socket(Self.rightUp)),
+            .alive,
         ], arguments: ["--serve", "--socket", socket])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(!r.stderr.contains { $0.contains("error") }, "\(r.transcript)")
@@ -531,30 +533,30 @@ struct LiveSensorTests {
     func idleForgetsThePose() async throws {
         let socket = "/tmp/rotationd-idle-pose-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         let node = "/dev/iio:device0"
-        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
-            ["feed", node, "<hhhxxq", [523, 13, 5], 50],
-            ["start"],
-            ["connect", socket, 5],
-            ["wait-sock", Self.normal, 5],
+        let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
+            .feed(node, format: "<hhhxxq", values: [523, 13, 5], hz: 50),
+            .start,
+            .connect(socket),
+            .wait(.socket(Self.normal)),
             // The emulated device node is a PTY that would queue scans written while the buffer is off (a
             // kernel buffer discards them), so the feeder pauses while nobody listens.
-            ["feed-stop", node],
-            ["disconnect"],
-            ["wait-err", "sampling stopped in", 5],
+            .feedStop(node),
+            .disconnect,
+            .wait(.stderr("sampling stopped in")),
             // Turned right edge up while nobody listened.
-            ["feed", node, "<hhhxxq", [8, 521, -67], 50],
-            ["connect", socket, 5],
-            ["wait-sock", Self.rightUp, 5],
-            ["alive"],
+            .feed(node, format: "<hhhxxq", values: [8, 521, -67], hz: 50),
+            .connect(socket),
+            .wait(.socket(Self.rightUp)),
+            .alive,
         ], arguments: ["--serve", "--socket", socket, "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // Stopping runs on the server's event loop, so it must be prompt: the pending buffer read is cancelled.
         // Left pending, the read would end only when the buffer had been silent for 500 ms (the feeder stopped
-        // just before); the bound is half of that, so a busy machine delaying the sensor thread's exit is
-        // not mistaken for a read that was not cancelled.
+        // just before); the bound (`Tolerance.samplingStop`) is half of that, so a busy machine delaying the
+        // sensor thread's exit is not mistaken for a read that was not cancelled.
         let stopLine = try #require(r.stderr.first { $0.contains("sampling stopped in") }, "\(r.transcript)")
         let ms = Int(stopLine.split(separator: " ").dropLast().last ?? "") ?? .max
-        #expect(ms < 250, "\(stopLine)")
+        #expect(ms < Int(Tolerance.samplingStop * 1000), "\(stopLine)")
         for n in [1, 2] {
             let messages = r.socket(n)
             let hello = try #require(messages.first, "\(r.transcript)")
@@ -577,15 +579,15 @@ struct LiveSensorTests {
     @Test("with --serve and no client the sensor is never opened")
     func idleWithoutSubscriber() async throws {
         let socket = "/tmp/rotationd-idle-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
-            ["start"],
+        let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
+            .start,
             // Serving, and for a second more.
-            ["wait-err", "serving on ", 5],
-            ["sleep", 1.0],
-            ["alive"],
+            .wait(.stderr("serving on ")),
+            .sleep(1.0),
+            .alive,
             // Untouched since the fixture wrote it: no buffer, no sampling frequency, no trigger.
-            ["expect-file", "sys/bus/iio/devices/iio:device0/sampling_frequency", "10"],
-            ["expect-file", "sys/bus/iio/devices/iio:device0/trigger/current_trigger", ""],
+            .expectFile("sys/bus/iio/devices/iio:device0/sampling_frequency", "10"),
+            .expectFile("sys/bus/iio/devices/iio:device0/trigger/current_trigger", ""),
         ], arguments: ["--serve", "--socket", socket])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(!r.stderr.contains { $0.contains("using iio:device0") }, "\(r.transcript)")
@@ -595,8 +597,8 @@ struct LiveSensorTests {
     func printStopsWhenReaderLeaves() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        let device = UmockdevRun.fixtures.appendingPathComponent("polled.umockdev").path
-        let rotationd = UmockdevRun.binDir + "/rotationd"
+        let device = Testbed.fixtures.appendingPathComponent("polled.umockdev").path
+        let rotationd = Testbed.binDir + "/rotationd"
         let status = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-print-\(UUID().uuidString).status")
         defer { try? FileManager.default.removeItem(at: status) }
         // rotationd's own exit status, kept beside the pipeline: a rotationd that kept sampling after head

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// rotationd beside the other programs that read the same accelerometer on a desktop, on each driver of the zoo:
 /// a raw poller (rot8 and shell scripts read in_accel_*_raw) and iio-sensor-proxy itself (the real one, Debian's
 /// 3.0, claimed by `monitor-sensor --accel`), all inside one umockdev testbed under the kernel's refusals
-/// (`Tests/fixtures/iio-kernel.c`: a raw read while a raw-busy driver's buffer runs is EBUSY, and a device node is
+/// (`Tests/Testbed/kernel/iio-kernel.c`: a raw read while a raw-busy driver's buffer runs is EBUSY, and a device node is
 /// held by one open file at a time). The steps that start them are the driver's `raw-poller` and `sensor-proxy`
 /// (`Tests/fixtures/umockdev-driver.py`).
 ///
@@ -22,13 +23,13 @@ struct NeighbourTests {
     /// The pose each turn ends in: rotationd's rotation and iio-sensor-proxy's name for it.
     static let poses = [(90, "left-up"), (180, "bottom-up"), (270, "right-up"), (0, "normal")]
     /// How long after a turn ends iio-sensor-proxy may report its pose: it reads every 700 ms.
-    static let proxyLate = 1.5
+    static let proxyLate = Tolerance.sensorProxyLatency
     /// How long after a turn ends rotationd must have published its rotation (the 95th percentile of the turns).
-    static let rotationdLate = 0.3
+    static let rotationdLate = Tolerance.rotationdBesideNeighbour
     /// Until when the trace is played before rotationd is stopped, s into it: the last turn ends at 14.25 s.
     static let playedFor = 16.5
 
-    /// What the neighbours reported, read from the driver's stderr.
+    /// What the neighbours reported, from the driver's results.
     struct Neighbourhood {
         /// When the trace's time 0 was (CLOCK_MONOTONIC, s), after the hold while rotationd started.
         var start: Double
@@ -37,18 +38,10 @@ struct NeighbourTests {
         /// The raw poller's reads (each attribute counting once), those that failed with EBUSY, and other failures.
         var poller: (reads: Int, busy: Int, other: Int)?
 
-        init(_ r: UmockdevRun.Result) throws {
+        init(_ r: Testbed.Result) throws {
             start = try #require(r.traceStart(before: NeighbourTests.turns[0]), "the trace never started, or was held after its first turn: \(r.transcript)")
-            for line in r.stderr {
-                let words = line.split(separator: " ")
-                if words.count == 3, words[0] == "sensor-proxy:", let t = Double(words[1]) {
-                    proxy.append((t, String(words[2])))
-                }
-                if words.count == 8, words[0] == "raw-poller:", words[2] == "reads,", let n = Int(words[1]),
-                   let busy = Int(words[3]), let other = Int(words[5]) {
-                    poller = (n, busy, other)
-                }
-            }
+            proxy = r.results.sensorProxyOrientations.map { ($0.at, $0.orientation) }
+            poller = r.results.rawPollerSummaries.last.map { ($0.reads, $0.ebusy, $0.other) }
         }
 
         /// The end of each turn (CLOCK_MONOTONIC, s).
@@ -71,7 +64,7 @@ struct NeighbourTests {
         }
 
         /// For each turn, how long after it ended rotationd first published its rotation (nil: never).
-        func rotationdLatencies(_ r: UmockdevRun.Result) -> [Double?] {
+        func rotationdLatencies(_ r: Testbed.Result) -> [Double?] {
             zip(NeighbourTests.turns, NeighbourTests.poses).map { turn, pose in
                 r.events.first { ($0["t"] as? Double ?? 0) > start + turn && $0["rotation"] as? Int == pose.0 }
                     .flatMap { $0["t"] as? Double }.map { $0 - (start + turn + NeighbourTests.turnLength) }
@@ -92,26 +85,22 @@ struct NeighbourTests {
     }
 
     /// The devices whose buffer a neighbour enabled (iio-sensor-proxy enables an iio-buffer-accel's at its start).
-    static func neighbourBuffers(_ r: UmockdevRun.Result) -> Set<String> {
-        let prefix = "neighbours-kernel: write "
-        return Set(r.stderr.filter { $0.hasPrefix(prefix) && $0.hasSuffix(" buffer/enable \"1\" ok") }
-            .compactMap { $0.dropFirst(prefix.count).split(separator: " ").first.map(String.init) })
+    static func neighbourBuffers(_ r: Testbed.Result) -> Set<String> {
+        Set(r.neighbourWrites.filter { $0.file == "buffer/enable" && $0.value == "1" && $0.result == "ok" && $0.why == nil }.map(\.device))
     }
 
     /// rotationd's writes of "0" to the buffer/enable of a device whose buffer a neighbour enabled, while rotationd
     /// had not enabled it itself: another program's buffer stopped under it. (A "0" written to a buffer nobody
     /// enabled changes nothing, and is not counted.)
-    static func foreignDisables(_ r: UmockdevRun.Result) -> [String] {
+    static func foreignDisables(_ r: Testbed.Result) -> [String] {
         let theirs = neighbourBuffers(r)
         var mine = Set<String>(), out: [String] = []
-        for line in r.kernel {
-            let words = line.split(separator: " ", maxSplits: 3).map(String.init)
-            guard words.count >= 4, words[1] == "buffer/enable" else { continue }
-            let device = words[0], accepted = words[3] == "ok"
-            if words[2] == "\"1\"" {
+        for write in r.kernelWrites where write.file == "buffer/enable" {
+            let device = write.device, accepted = !write.refused
+            if write.value == "1" {
                 if accepted { mine.insert(device) }
-            } else if words[2] == "\"0\"" {
-                if theirs.contains(device) && !mine.contains(device) { out.append(line) }
+            } else if write.value == "0" {
+                if theirs.contains(device) && !mine.contains(device) { out.append(write.description) }
                 if accepted { mine.remove(device) }
             }
         }
@@ -119,27 +108,23 @@ struct NeighbourTests {
     }
 
     /// The buffer/enable writes rotationd made, as "DEVICE VALUE" in order ("iio:device0 1").
-    static func bufferWrites(_ r: UmockdevRun.Result) -> [String] {
-        r.kernel.compactMap { line in
-            let words = line.split(separator: " ", maxSplits: 3)
-            guard words.count >= 4, words[1] == "buffer/enable", words[3] == "ok" else { return nil }
-            return "\(words[0]) \(words[2].trimmingCharacters(in: CharacterSet(charactersIn: "\"")))"
+    static func bufferWrites(_ r: Testbed.Result) -> [String] {
+        r.kernelWrites.compactMap { w in
+            guard w.file == "buffer/enable", w.result == "ok", let value = w.value else { return nil }
+            return "\(w.device) \(value)"
         }
     }
 
     @Test("each driver: a poller reading in_accel_*_raw every 0.5 s beside rotationd never meets EBUSY, and rotationd reports the four poses", arguments: drivers)
     func besideRawPoller(driver: String) async throws {
         let display = try DriverZooTests.Expectation(fixture: driver).display
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: [
-            ["raw-poller", display, 0.5],
-            ["start"],
-            ["play", "zoo/four-poses.csv", 25],
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: [
+            .rawPoller(display, interval: 0.5),
+            .start,
             // Upright until rotationd reports it, however late a loaded machine starts it.
-            ["hold-play"],
-            ["wait", "\"rotation\":0,", 10],
-            ["release-play"],
-            ["wait-play", Self.playedFor],
-            ["stop"],
+            .play("zoo/four-poses.csv", seconds: 25, holdUntil: .stdout("\"rotation\":0,", within: Tolerance.slowReply)),
+            .waitPlay(Self.playedFor),
+            .stop,
         ], arguments: ["--print"])
         let n = try Neighbourhood(r)
         let poller = try #require(n.poller, "the raw poller reported nothing: \(r.transcript)")
@@ -154,23 +139,22 @@ struct NeighbourTests {
 
     @Test("each driver: iio-sensor-proxy, claimed first, reports every pose within 1.5 s of its turn while rotationd joins and reports them within 0.3 s, and rotationd never disables the buffer iio-sensor-proxy enabled", arguments: drivers)
     func besideSensorProxy(driver: String) async throws {
-        let r = try await UmockdevRun.run(devices: ["zoo/\(driver).umockdev"], steps: [
-            ["sensor-proxy", 15],
-            ["play", "zoo/four-poses.csv", 25],
-            ["wait-proxy", "orientation changed: normal", 5],
-            ["hold-play"],
-            ["start"],
-            ["wait", "\"rotation\":0,", 10],
-            ["release-play"],
-            ["wait-play", Self.playedFor],
-            ["stop"],
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: [
+            .sensorProxy(within: Tolerance.sensorProxyStart),
+            // Upright until rotationd reports it, however late a loaded machine starts it: the hold's timeout
+            // covers iio-sensor-proxy's report (5 s) and rotationd's (10 s).
+            .play("zoo/four-poses.csv", seconds: 25, holdUntil: .stdout("\"rotation\":0,", within: Tolerance.reply + Tolerance.slowReply)),
+            .wait(.proxy("orientation changed: normal")),
+            .start,
+            .waitPlay(Self.playedFor),
+            .stop,
         ], arguments: ["--print"])
         let n = try Neighbourhood(r)
         let proxyLate = n.proxyLatencies, late = n.rotationdLatencies(r)
         let disables = Self.foreignDisables(r)
         let writes = Self.bufferWrites(r)
-        let proxyRefused = r.stderr.filter { $0.hasPrefix("neighbours-kernel: open ") }.count
-        print("neighbours: \(driver) beside iio-sensor-proxy: proxy \(n.proxyOrientations), \(Self.text(proxyLate)) s after each turn; rotationd \(r.rotations), \(Self.text(late)) s after each turn; rotationd's buffer/enable writes: \(writes.filter { $0.hasSuffix(" 1") }.count) of 1, \(writes.filter { $0.hasSuffix(" 0") }.count) of 0, \(disables.count) of them stopping the buffer iio-sensor-proxy enabled (\(Self.neighbourBuffers(r).sorted())); node opens refused: rotationd \(r.opens.count), iio-sensor-proxy \(proxyRefused)")
+        let proxyRefused = r.neighbourOpens.count
+        print("neighbours: \(driver) beside iio-sensor-proxy: proxy \(n.proxyOrientations), \(Self.text(proxyLate)) s after each turn; rotationd \(r.rotations), \(Self.text(late)) s after each turn; rotationd's buffer/enable writes: \(writes.filter { $0.hasSuffix(" 1") }.count) of 1, \(writes.filter { $0.hasSuffix(" 0") }.count) of 0, \(disables.count) of them stopping the buffer iio-sensor-proxy enabled (\(Self.neighbourBuffers(r).sorted())); node opens refused: rotationd \(r.kernelOpens.count), iio-sensor-proxy \(proxyRefused)")
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(n.proxyOrientations == ["normal", "left-up", "bottom-up", "right-up", "normal"], "\(r.transcript)")
         for (turn, latency) in zip(Self.turns, proxyLate) {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Permission denied for real: `rotationd --serve` runs as the unprivileged user nobody (through setpriv) under
 /// umockdev, where file modes apply to it as sysfs's do, and a socket client follows it.
@@ -12,24 +13,24 @@ struct PermissionTests {
 
     @Test("a raw attribute that becomes unreadable: one error naming the file and the fix, the client stays connected and sees the sensor lost, and the rotation follows the device again once the file is readable")
     func unreadableRawAttribute() async throws {
-        let socket = UmockdevRun.socketPath("perm-raw")
+        let socket = Testbed.socketPath("perm-raw")
         let raw = "sys/bus/iio/devices/iio:device0/in_accel_x_raw"
-        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [
-            ["start"],
-            ["connect", socket, 5],
-            ["wait-sock", LiveSensorTests.normal, 5],
-            ["chmod", raw, "000"],
-            ["wait-sock", "\"sensor\":\"lost\"", 5],
-            ["wait-err", "in_accel_x_raw: Permission denied", 5],
+        let r = try await Testbed.run(devices: ["polled.umockdev"], steps: [
+            .start,
+            .connect(socket),
+            .wait(.socket(LiveSensorTests.normal)),
+            .chmod(raw, "000"),
+            .wait(.socket("\"sensor\":\"lost\"")),
+            .wait(.stderr("in_accel_x_raw: Permission denied")),
             // Turned right edge up while the file cannot be read (it keeps its mode 000).
-            ["set", "iio:device0", ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]],
+            .set("iio:device0", ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]),
             // Rescans try the sensor again every second meanwhile.
-            ["sleep", 2.5],
-            ["alive"],
-            ["chmod", raw, "644"],
-            ["wait-sock", "\"sensor\":\"ok\"", 5],
-            ["wait-sock", LiveSensorTests.rightUp, 5],
-            ["alive"],
+            .sleep(2.5),
+            .alive,
+            .chmod(raw, "644"),
+            .wait(.socket("\"sensor\":\"ok\"")),
+            .wait(.socket(LiveSensorTests.rightUp)),
+            .alive,
         ], arguments: ["--serve", "--socket", socket], user: Self.user)
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // One connection throughout: idle, ok, lost while unreadable, ok again.
@@ -51,30 +52,30 @@ struct PermissionTests {
 
     @Test("an unwritable buffer/enable: one error naming that file and the fix, the rotation is polled meanwhile, and the next sampling reads the buffer once the file is writable")
     func unwritableBufferEnable() async throws {
-        let socket = UmockdevRun.socketPath("perm-buffer")
+        let socket = Testbed.socketPath("perm-buffer")
         let dev = "sys/bus/iio/devices/iio:device0/"
         let node = "/dev/iio:device0"
-        let r = try await UmockdevRun.run(devices: ["buffered.umockdev"], steps: [
+        let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
             // The device and its node belong to rotationd's user, as a udev rule would give them, except that
             // buffer/enable is read-only.
-            ["chown", "sys/devices/platform/accel-buffered", Self.user],
-            ["chown", "dev/iio:device0", Self.user],
-            ["chmod", dev + "buffer/enable", "444"],
-            ["set", "iio:device0", ["in_accel_x_raw": 523, "in_accel_y_raw": 13, "in_accel_z_raw": 5]],
-            ["start"],
-            ["connect", socket, 5],
-            ["wait-err", "cannot write /sys/bus/iio/devices/iio:device0/buffer/enable: Permission denied", 5],
-            ["wait-sock", LiveSensorTests.normal, 5],
-            ["alive"],
-            ["chmod", dev + "buffer/enable", "644"],
-            ["disconnect"],
-            ["wait-err", "sampling stopped in", 5],
+            .chown("sys/devices/platform/accel-buffered", Self.user),
+            .chown("dev/iio:device0", Self.user),
+            .chmod(dev + "buffer/enable", "444"),
+            .set("iio:device0", ["in_accel_x_raw": 523, "in_accel_y_raw": 13, "in_accel_z_raw": 5]),
+            .start,
+            .connect(socket),
+            .wait(.stderr("cannot write /sys/bus/iio/devices/iio:device0/buffer/enable: Permission denied")),
+            .wait(.socket(LiveSensorTests.normal)),
+            .alive,
+            .chmod(dev + "buffer/enable", "644"),
+            .disconnect,
+            .wait(.stderr("sampling stopped in")),
             // Now only the buffer says right edge up; the raw attributes still say upright.
-            ["feed", node, "<hhhxxq", [8, 521, -67], 50],
-            ["connect", socket, 5],
-            ["wait-sock", LiveSensorTests.rightUp, 5],
-            ["expect-file", dev + "buffer/enable", "1"],
-            ["alive"],
+            .feed(node, format: "<hhhxxq", values: [8, 521, -67], hz: 50),
+            .connect(socket),
+            .wait(.socket(LiveSensorTests.rightUp)),
+            .expectFile(dev + "buffer/enable", "1"),
+            .alive,
         ], arguments: ["--serve", "--socket", socket, "--verbose"], user: Self.user)
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // Polling served the first client without a gap: the sensor never went lost. The second connected once

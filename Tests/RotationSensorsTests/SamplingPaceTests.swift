@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import RotationSensors
 
 /// The sampling policy on live parts under umockdev: a polled part is read slowly while still and at the full
@@ -11,25 +12,25 @@ struct SamplingPaceTests {
 
     /// The steps that start rotationd on the upright polled part, subscribe on `socket`, and wait until the part is
     /// read whole at the still pace.
-    static func polledUntilStill(_ socket: String) -> [[Any]] {
-        [["start"],
-         ["connect", socket, 10],
-         ["send", subscribe],
-         ["wait-sock", LiveSensorTests.normal, 5],
-         ["wait-err", "iio:device0: the device is still: reading it every 0\\.4 s", 5]]
+    static func polledUntilStill(_ socket: String) -> [Step] {
+        [.start,
+         .connect(socket, within: Tolerance.slowReply),
+         .send(subscribe),
+         .wait(.socket(LiveSensorTests.normal)),
+         .wait(.stderr("iio:device0: the device is still: reading it every 0\\.4 s"))]
     }
 
     @Test("a polled part is read every 0.4 s while still, however long the start-up trim takes, at the full rate from the first reading that moved, then slowly again")
     func polledPace() async throws {
-        let socket = UmockdevRun.socketPath("pace")
-        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: Self.polledUntilStill(socket) + [
+        let socket = Testbed.socketPath("pace")
+        let r = try await Testbed.run(devices: ["polled.umockdev"], steps: Self.polledUntilStill(socket) + [
             // Some slow reads, as many as come in 2 s.
-            ["sleep", 2],
-            ["set", "iio:device0", LiveSensorTests.onda],
-            ["wait-err", "iio:device0: the device moves: reading it at 50\\.0 Hz", 5],
-            ["wait-sock", LiveSensorTests.rightUp, 5],
-            ["wait-err", "iio:device0: the device is still: reading it every 0\\.4 s", 5],
-            ["alive"],
+            .sleep(2),
+            .set("iio:device0", LiveSensorTests.onda),
+            .wait(.stderr("iio:device0: the device moves: reading it at 50\\.0 Hz")),
+            .wait(.socket(LiveSensorTests.rightUp)),
+            .wait(.stderr("iio:device0: the device is still: reading it every 0\\.4 s")),
+            .alive,
         ], arguments: ["--serve", "--socket", socket, "--verbose"],
            // The start-up trim at the first still reads /proc/self/smaps, which a loaded machine can make slower
            // than the engine's maxGap: the reads must go on meanwhile.
@@ -52,13 +53,13 @@ struct SamplingPaceTests {
 
     @Test("a quick polled part whose first raw reads are slow once (the reader preempted, or its first read faulting pages in) is still read whole every 0.4 s while still: a part counts as slow only when every timed read is")
     func preemptedFirstReads() async throws {
-        let socket = UmockdevRun.socketPath("pace")
+        let socket = Testbed.socketPath("pace")
         let slowReads = CapturedPart.slowReadTries - 1
-        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: Self.polledUntilStill(socket) + [["alive"]],
+        let r = try await Testbed.run(devices: ["polled.umockdev"], steps: Self.polledUntilStill(socket) + [.alive],
                                           arguments: ["--serve", "--socket", socket, "--verbose"],
                                           rules: ["raw-delay iio:device0 \(Int(CapturedPart.slowRawRead * 3000)) \(slowReads)"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
-        #expect(r.reads.filter { $0.contains(" slept ") }.count == slowReads, "\(r.reads)")
+        #expect(r.kernelReads.count == slowReads, "\(r.kernelReads)")
         #expect(!r.stderr.contains { $0.contains("one raw read takes") }, "\(r.transcript)")
     }
 
@@ -82,28 +83,28 @@ struct SamplingPaceTests {
         let trace = try Self.uprightThenLeftUp(seconds: 6)
         defer { try? FileManager.default.removeItem(atPath: trace) }
         let dev = "sys/bus/iio/devices/iio:device0/"
-        let r = try await UmockdevRun.run(devices: ["paced-buffered.umockdev"], steps: [
-            ["feed-trace", "/dev/iio:device0", trace, 0.019163, 50, 60, 5],
-            ["start"],
-            ["connect", socket, 10],
-            ["wait-sock", LiveSensorTests.normal, 10],
-            ["wait-err", "iio:device0: the device is still: reading it at 12\\.5 Hz, 6 samples per wake-up", 10],
+        let r = try await Testbed.run(devices: ["paced-buffered.umockdev"], steps: [
+            .feedTrace("/dev/iio:device0", trace: trace, scale: 0.019163, hz: 50, seconds: 60, burst: 5),
+            .start,
+            .connect(socket, within: Tolerance.slowReply),
+            .wait(.socket(LiveSensorTests.normal, within: Tolerance.slowReply)),
+            .wait(.stderr("iio:device0: the device is still: reading it at 12\\.5 Hz, 6 samples per wake-up", within: Tolerance.slowReply)),
             // libiio rewrites these files while it opens the buffer: wait for the settled content.
-            ["wait-file", dev + "sampling_frequency", "12.5", 5],
-            ["wait-file", dev + "buffer/watermark", "6", 5],
-            ["wait-err", "iio:device0: the device moves: reading it at 50 Hz, one sample per wake-up", 15],
-            ["wait-sock", LiveSensorTests.leftUp, 5],
-            ["wait-err", "iio:device0: the device is still: reading it at 12\\.5 Hz", 10],
-            ["disconnect"],
-            ["wait-err", "no client is connected: sampling stopped", 10],
-            ["expect-file", dev + "sampling_frequency", "100"],
-            ["expect-file", dev + "buffer/watermark", "1"],
-            ["connect", socket, 10],
-            ["wait-err", "iio:device0: the device is still: reading it at 12\\.5 Hz", 15],
-            ["wait-file", dev + "sampling_frequency", "12.5", 5],
-            ["stop"],
-            ["expect-file", dev + "sampling_frequency", "100"],
-            ["expect-file", dev + "buffer/watermark", "1"],
+            .waitFile(dev + "sampling_frequency", "12.5"),
+            .waitFile(dev + "buffer/watermark", "6"),
+            .wait(.stderr("iio:device0: the device moves: reading it at 50 Hz, one sample per wake-up", within: Tolerance.tracePose)),
+            .wait(.socket(LiveSensorTests.leftUp)),
+            .wait(.stderr("iio:device0: the device is still: reading it at 12\\.5 Hz", within: Tolerance.slowReply)),
+            .disconnect,
+            .wait(.stderr("no client is connected: sampling stopped", within: Tolerance.slowReply)),
+            .expectFile(dev + "sampling_frequency", "100"),
+            .expectFile(dev + "buffer/watermark", "1"),
+            .connect(socket, within: Tolerance.slowReply),
+            .wait(.stderr("iio:device0: the device is still: reading it at 12\\.5 Hz", within: Tolerance.tracePose)),
+            .waitFile(dev + "sampling_frequency", "12.5"),
+            .stop,
+            .expectFile(dev + "sampling_frequency", "100"),
+            .expectFile(dev + "buffer/watermark", "1"),
         ], arguments: ["--serve", "--socket", socket, "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.stderr.contains { $0.contains("rotationd: info: stopped") }, "\(r.transcript)")
@@ -115,16 +116,16 @@ struct SamplingPaceTests {
         // Upright for longer than the run lasts, even on a loaded machine (a sanitizer's build beside it).
         let trace = try Self.uprightThenLeftUp(seconds: 30)
         defer { try? FileManager.default.removeItem(atPath: trace) }
-        let r = try await UmockdevRun.run(devices: ["paced-buffered.umockdev"], steps: [
-            ["feed-trace", "/dev/iio:device0", trace, 0.019163, 50, 60, 5],
-            ["start"],
-            ["connect", socket, 10],
-            ["send", Self.subscribe],
-            ["wait-sock", LiveSensorTests.normal, 10],
+        let r = try await Testbed.run(devices: ["paced-buffered.umockdev"], steps: [
+            .feedTrace("/dev/iio:device0", trace: trace, scale: 0.019163, hz: 50, seconds: 60, burst: 5),
+            .start,
+            .connect(socket, within: Tolerance.slowReply),
+            .send(Self.subscribe),
+            .wait(.socket(LiveSensorTests.normal, within: Tolerance.slowReply)),
             // The trim at the first still (not the one at start-up, "ready with no client: gave back ...").
-            ["wait-err", "^rotationd: debug: gave back [0-9]+ kB of start-up pages", 15],
-            ["sleep", 1],
-            ["alive"],
+            .wait(.stderr("^rotationd: debug: gave back [0-9]+ kB of start-up pages", within: Tolerance.tracePose)),
+            .sleep(1),
+            .alive,
         ], arguments: ["--serve", "--socket", socket, "--verbose"], environment: ["IIO_KERNEL_SMAPS_DELAY": "2000"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // Upright all along (the turn starts 30 s into the trace): read at 50 Hz, then every 80 ms in batches.
@@ -139,20 +140,20 @@ struct SamplingPaceTests {
     @Test("when the last client leaves, the trim that follows (however long /proc/self/smaps takes) does not keep the next client waiting: it is greeted at once")
     func nextClientDuringIdleTrim() async throws {
         let socket = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-pace-\(UUID().uuidString).sock").path
-        let r = try await UmockdevRun.run(devices: ["polled.umockdev"], steps: [
-            ["start"],
-            ["connect", socket, 10],
-            ["send", Self.subscribe],
-            ["wait-sock", LiveSensorTests.normal, 10],
-            ["disconnect"],
-            ["wait-err", "no client is connected: sampling stopped", 5],
-            ["connect", socket, 10],
+        let r = try await Testbed.run(devices: ["polled.umockdev"], steps: [
+            .start,
+            .connect(socket, within: Tolerance.slowReply),
+            .send(Self.subscribe),
+            .wait(.socket(LiveSensorTests.normal, within: Tolerance.slowReply)),
+            .disconnect,
+            .wait(.stderr("no client is connected: sampling stopped")),
+            .connect(socket, within: Tolerance.slowReply),
             // Each read of /proc/self/smaps takes 3 s here: a trim on the socket server's thread would hold the
             // greeting that long.
-            ["wait-sock", "\"type\":\"hello\"", 1.5],
-            ["send", Self.subscribe],
-            ["wait-sock", LiveSensorTests.normal, 5],
-            ["alive"],
+            .wait(.socket("\"type\":\"hello\"", within: Tolerance.greeting)),
+            .send(Self.subscribe),
+            .wait(.socket(LiveSensorTests.normal)),
+            .alive,
         ], arguments: ["--serve", "--socket", socket, "--verbose"], environment: ["IIO_KERNEL_SMAPS_DELAY": "3000"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
     }

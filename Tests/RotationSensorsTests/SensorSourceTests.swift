@@ -3,6 +3,7 @@ import RotationProtocol
 @testable import RotationSensors
 import Synchronization
 import Testing
+import TestSupport
 
 /// The `SensorSource` threading contract, in-process on the build machine's own sysfs (normally without any
 /// IIO device, where the source reports `none`; with one, `ok` followed by samples).
@@ -36,7 +37,7 @@ struct SensorSourceTests {
         let rec = Recorder()
         source.start(onSample: { _ in rec.samples.withLock { $0 += 1 }; rec.note() },
                      onStatus: { s, _ in rec.statuses.withLock { $0.append(s) }; rec.note() })
-        #expect(rec.waitForStatus(timeout: 10))
+        #expect(rec.waitForStatus(timeout: Tolerance.slowReply))
         #expect(source.isRunning)
         source.stop()
         #expect(!source.isRunning)
@@ -47,7 +48,7 @@ struct SensorSourceTests {
 
         rec.statuses.withLock { $0.removeAll() }
         source.start(onSample: { _ in }, onStatus: { s, _ in rec.statuses.withLock { $0.append(s) } })
-        #expect(rec.waitForStatus(timeout: 10))
+        #expect(rec.waitForStatus(timeout: Tolerance.slowReply))
         source.stop()
         #expect(!source.isRunning)
     }
@@ -58,8 +59,8 @@ struct SensorSourceTests {
         let rec = Recorder()
         source.start(onSample: { _ in source.stop() },
                      onStatus: { s, _ in rec.statuses.withLock { $0.append(s) }; source.stop() })
-        #expect(rec.waitForStatus(timeout: 10))
-        let end = Date().addingTimeInterval(10)
+        #expect(rec.waitForStatus(timeout: Tolerance.slowReply))
+        let end = Date().addingTimeInterval(Tolerance.slowReply)
         while source.isRunning && Date() < end { usleep(10_000) }
         #expect(!source.isRunning)
         let after = rec.events
@@ -81,7 +82,7 @@ struct SensorSourceTests {
                          source.start(onSample: { _ in second.samples.withLock { $0 += 1 } },
                                       onStatus: { s, _ in second.statuses.withLock { $0.append(s) }; second.note() })
                      })
-        #expect(second.waitForStatus(timeout: 10), "the new callbacks never got a status")
+        #expect(second.waitForStatus(timeout: Tolerance.slowReply), "the new callbacks never got a status")
         #expect(first.statuses.withLock { $0.count } == 1, "the old callbacks kept running")
         #expect(source.isRunning)
         // Same thread throughout, and a later stop from outside joins it normally.

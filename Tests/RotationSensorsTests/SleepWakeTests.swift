@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A tablet turned while the system sleeps: the device is held upright and still until the service has settled
 /// (the still pace, a part's motion event armed), then the system is suspended for 3 s (`umockdev-driver.py`'s
@@ -18,20 +19,20 @@ struct SleepWakeTests {
     struct Part: CustomTestStringConvertible, Sendable {
         /// The fixture, `Tests/fixtures/zoo/NAME.umockdev`.
         var fixture: String
-        /// The `suspend` step's options, as JSON.
-        var options: String
+        /// The `suspend` step's options, but for the time the sleep starts.
+        var options: Suspend
         var testDescription: String
 
-        init(_ fixture: String, options: String = "{}", _ description: String? = nil) {
+        init(_ fixture: String, options: Suspend = Suspend(), _ description: String? = nil) {
             self.fixture = fixture
             self.options = options
             testDescription = description ?? fixture
         }
 
         /// The options as an object, with the time the sleep starts.
-        var suspendOptions: [String: Any] {
-            var o = (try? JSONSerialization.jsonObject(with: Data(options.utf8))) as? [String: Any] ?? [:]
-            o["at"] = SleepWakeTests.asleepAt
+        var suspendOptions: Suspend {
+            var o = options
+            o.at = SleepWakeTests.asleepAt
             return o
         }
     }
@@ -40,15 +41,15 @@ struct SleepWakeTests {
     /// polled part.
     static let parts: [Part] = [
         Part("bmc150-dual"), Part("kxcjk-1013"), Part("inv_mpu6050"), Part("st_lsm6dsx"),
-        Part("hid-sensor", options: #"{"hid": {"silent": 300}}"#, "hid-sensor (silent 300 ms)"),
-        Part("hid-sensor", options: #"{"hid": "wedged"}"#, "hid-sensor (wedged)"),
-        Part("mxc4005-noirq", options: #"{"powered": true}"#, "mxc4005-noirq (polled)"),
+        Part("hid-sensor", options: Suspend(hub: .silent(milliseconds: 300)), "hid-sensor (silent 300 ms)"),
+        Part("hid-sensor", options: Suspend(hub: .wedged), "hid-sensor (wedged)"),
+        Part("mxc4005-noirq", options: Suspend(powered: true), "mxc4005-noirq (polled)"),
     ]
 
     /// The parts with a motion event, which lose its configuration over the sleep: a slope interrupt (bmc150) and
     /// a wake-up function behind a part that powers off with its buffer (st_lsm6dsx).
     static let lostEvents: [Part] = ["bmc150-dual", "st_lsm6dsx"].map {
-        Part($0, options: #"{"events": "lost"}"#, "\($0) (events lost)")
+        Part($0, options: Suspend(events: .lost), "\($0) (events lost)")
     }
 
     /// When the sleep starts, s into the trace; how long it lasts; when the turn starts, and how long a quarter
@@ -60,11 +61,11 @@ struct SleepWakeTests {
     /// How long the trace is played.
     static let traceSeconds = 14.8
     /// The longest a wake may take to show the new rotation.
-    static let wakeLatency = 0.5
+    static let wakeLatency = Tolerance.wakeToPublish
 
     /// The enable file of the display accelerometer's motion event, if the fixture describes one.
     static func eventEnable(_ fixture: String) throws -> String? {
-        let url = UmockdevRun.fixtures.appendingPathComponent("zoo/\(fixture).json")
+        let url = Testbed.fixtures.appendingPathComponent("zoo/\(fixture).json")
         let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let devices = try #require(spec["devices"] as? [String: Any])
         let device = devices["iio:device0"].flatMap { ($0 as? [[String: Any]])?.first ?? $0 as? [String: Any] }
@@ -72,7 +73,7 @@ struct SleepWakeTests {
     }
 
     /// When `rotation` was first published after `after` (the program's monotonic s), or nil.
-    static func published(_ r: UmockdevRun.Result, rotation: Int, after: Double) -> Double? {
+    static func published(_ r: Testbed.Result, rotation: Int, after: Double) -> Double? {
         r.events.first { ($0["t"] as? Double ?? 0) > after && $0["rotation"] as? Int == rotation }?["t"] as? Double
     }
 
@@ -81,28 +82,28 @@ struct SleepWakeTests {
     /// `sleep`), then the run waits for the new rotation. Returns the run and the wake→publish time (nil: not
     /// published before the trace ended). With `late`, the sleep step comes that many seconds after its time, as
     /// on a machine too loaded to run the driver.
-    static func run(_ part: Part, degrees: Int, sleep: Bool, late: Double = 0) async throws -> (UmockdevRun.Result, Double?) {
-        var steps: [[Any]] = [["start"], ["play", "zoo/sleep-turn-\(degrees).csv", traceSeconds],
-                              ["wait", "\"rotation\":0,", 15]]
+    static func run(_ part: Part, degrees: Int, sleep: Bool, late: Double = 0) async throws -> (Testbed.Result, Double?) {
+        var steps: [Step] = [.start, .play("zoo/sleep-turn-\(degrees).csv", seconds: traceSeconds),
+                              .wait(.stdout("\"rotation\":0,", within: Tolerance.tracePose))]
         if let enable = try eventEnable(part.fixture) {
-            steps.append(["wait-file", "sys/bus/iio/devices/iio:device0/\(enable)", "1", asleepAt])
+            steps.append(.waitFile("sys/bus/iio/devices/iio:device0/\(enable)", "1", within: asleepAt))
         }
-        if late > 0 { steps.append(["wait-play", asleepAt + late]) }
-        if sleep { steps.append(["suspend", sleepSeconds, part.suspendOptions]) }
+        if late > 0 { steps.append(.waitPlay(asleepAt + late)) }
+        if sleep { steps.append(.suspend(sleepSeconds, part.suspendOptions)) }
         // Until the trace ends.
         let left = sleep ? traceSeconds - asleepAt - sleepSeconds : traceSeconds
-        steps += [["wait", "\"rotation\":\(degrees),", left], ["stop"]]
-        let r = try await UmockdevRun.run(devices: ["zoo/\(part.fixture).umockdev"], steps: steps, arguments: ["--print"])
-        let start = try #require(r.printed("play: started at "), "\(r.transcript)")
+        steps += [.wait(.stdout("\"rotation\":\(degrees),", within: left)), .stop]
+        let r = try await Testbed.run(devices: ["zoo/\(part.fixture).umockdev"], steps: steps, arguments: ["--print"])
+        let start = try #require(r.results.playStarted?.at, "\(r.transcript)")
         let turnEnd = start + turnStart + quarter * Double(degrees) / 90
         guard sleep else { return (r, published(r, rotation: degrees, after: turnEnd - 1).map { $0 - turnEnd }) }
-        let asleep = try #require(r.printed("suspend: asleep at "), "\(r.transcript)")
-        let woke = try #require(r.printed("suspend: woke at "), "\(r.transcript)")
-        let held = try #require(r.printed("suspend: trace held "), "\(r.transcript)")
+        let asleep = try #require(r.results.suspendAsleep.first, "\(r.transcript)")
+        let woke = try #require(r.results.suspendWakes.first?.at, "\(r.transcript)")
+        let held = try #require(r.results.suspendHeld.first, "\(r.transcript)")
         // The sleep must begin before the turn does, else the turn is seen awake.
         #expect(asleep < start + held + turnStart, "fell asleep \(asleep - start) s into the trace, held \(held) s, after the turn began")
         // On the program's clock the sleep takes no time (its CLOCK_MONOTONIC is held back by the time slept).
-        #expect(woke - asleep < 0.1, "the program's clock moved \(woke - asleep) s across the sleep")
+        #expect(woke - asleep < Tolerance.suspendClock, "the program's clock moved \(woke - asleep) s across the sleep")
         return (r, published(r, rotation: degrees, after: woke).map { $0 - woke })
     }
 
@@ -110,12 +111,12 @@ struct SleepWakeTests {
 
     @Test("the test bed's suspend as the program sees it: a CLOCK_REALTIME timerfd armed with TFD_TIMER_CANCEL_ON_SET becomes readable at the wake and its read fails with ECANCELED; CLOCK_BOOTTIME - CLOCK_MONOTONIC grows by the time slept; a 2 s sleep or poll() across a 1.5 s suspend lasts 2 s on CLOCK_MONOTONIC and 3.5 s on CLOCK_BOOTTIME")
     func testBedSuspend() async throws {
-        let steps: [[Any]] = [["start"], ["wait", "ready", 10], ["suspend", 1.5, [String: Any]()], ["wait", "timerfd", 5],
-                              ["wait", "sleeping", 5], ["sleep", 0.5], ["suspend", 1.5, [String: Any]()], ["wait", "slept", 5],
-                              ["wait", "polling", 5], ["sleep", 0.5], ["suspend", 1.5, [String: Any]()], ["wait", "polled", 5],
-                              ["exit", 10]]
-        let r = try await UmockdevRun.run(devices: [], steps: steps,
-                                          arguments: [UmockdevRun.fixtures.appendingPathComponent("sleep-probe.py").path],
+        let steps: [Step] = [.start, .wait(.stdout("ready", within: Tolerance.slowReply)), .suspend(1.5), .wait(.stdout("timerfd")),
+                              .wait(.stdout("sleeping")), .sleep(0.5), .suspend(1.5), .wait(.stdout("slept")),
+                              .wait(.stdout("polling")), .sleep(0.5), .suspend(1.5), .wait(.stdout("polled")),
+                              .exit(within: Tolerance.slowReply)]
+        let r = try await Testbed.run(devices: [], steps: steps,
+                                          arguments: [Testbed.fixtures.appendingPathComponent("sleep-probe.py").path],
                                           program: "/usr/bin/python3")
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         func numbers(_ prefix: String) -> [Double] {
@@ -123,17 +124,18 @@ struct SleepWakeTests {
             return line.split(whereSeparator: { " ;,".contains($0) }).compactMap { Double($0) }
         }
         let cancelled = numbers("timerfd: ECANCELED at ")
-        let woke = try #require(r.printed("suspend: woke at "), "\(r.transcript)")
+        let woke = try #require(r.results.suspendWakes.first?.at, "\(r.transcript)")
         #expect(cancelled.count == 2, "\(r.stdout)")
         if cancelled.count == 2 {
-            #expect(cancelled[0] >= woke && cancelled[0] - woke < 0.5, "cancelled at \(cancelled[0]), woke at \(woke)")
-            #expect(abs(cancelled[1] - 1.5) < 0.05, "CLOCK_BOOTTIME - CLOCK_MONOTONIC grew \(cancelled[1]) s")
+            #expect(cancelled[0] >= woke && cancelled[0] - woke < Tolerance.timerfdCancel, "cancelled at \(cancelled[0]), woke at \(woke)")
+            #expect(abs(cancelled[1] - 1.5) < Tolerance.bootClockGrowth, "CLOCK_BOOTTIME - CLOCK_MONOTONIC grew \(cancelled[1]) s")
         }
         for what in ["slept ", "polled "] {
             let n = numbers(what)
-            #expect(n.count == 2 && abs(n[0] - 2) < 0.1 && abs(n[1] - 3.5) < 0.2, "\(what): \(r.stdout)")
+            #expect(n.count == 2 && abs(n[0] - 2) < Tolerance.monotonicSleep && abs(n[1] - 3.5) < Tolerance.boottimeSleep, "\(what): \(r.stdout)")
         }
-        #expect(r.stderr.contains { $0.contains("resume timerfd") && $0.contains("TFD_TIMER_CANCEL_ON_SET cancelled") }, "\(r.transcript)")
+        #expect(r.results.kernelLines.contains { $0.contains("resume timerfd") && $0.contains("TFD_TIMER_CANCEL_ON_SET cancelled") },
+                "\(r.transcript)")
     }
 
     @Test("a part asleep while the device is turned: the new rotation is published within 0.5 s of the wake, and no write is refused",
@@ -144,8 +146,8 @@ struct SleepWakeTests {
         #expect(latency.map { $0 < Self.wakeLatency } == true,
                 "\(degrees)° published \(Self.millis(latency)) after the wake: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
-        let failure = r.failure.map { $0.contains("\"wait\"") ? nil : $0 } ?? nil
-        #expect(failure == nil, "\(failure ?? "")")
+        let failure = r.failure.map { $0.verb == "wait" ? nil : $0 } ?? nil
+        #expect(failure == nil, "\(failure.map(\.description) ?? "")")
     }
 
     @Test("a part whose motion event lost its configuration over the sleep (the enable files still read 1): the new rotation is published within 0.5 s of the wake, and no write is refused",
@@ -163,8 +165,8 @@ struct SleepWakeTests {
         let late = 1.5
         #expect(Self.asleepAt + late > Self.turnStart + Self.quarter)
         let (r, latency) = try await Self.run(Part("kxcjk-1013"), degrees: 90, sleep: true, late: late)
-        let held = r.printed("suspend: trace held ")
-        #expect(held.map { $0 >= late - 0.1 } == true, "the trace was held \(held ?? -1) s: \(r.transcript)")
+        let held = r.results.suspendHeld.first
+        #expect(held.map { $0 >= late - Tolerance.lateSuspendHold } == true, "the trace was held \(held ?? -1) s: \(r.transcript)")
         #expect(latency.map { $0 < Self.wakeLatency } == true, "90° published \(Self.millis(latency)) after the wake: \(r.transcript)")
     }
 
@@ -174,7 +176,7 @@ struct SleepWakeTests {
         let (r, latency) = try await Self.run(part, degrees: 90, sleep: false)
         print("turn end→publish \(part.fixture) 90° awake: \(Self.millis(latency))")
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
-        #expect(latency.map { $0 < 2 } == true, "published \(Self.millis(latency)) after the turn's end: \(r.transcript)")
+        #expect(latency.map { $0 < Tolerance.turnAwake } == true, "published \(Self.millis(latency)) after the turn's end: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }
 }

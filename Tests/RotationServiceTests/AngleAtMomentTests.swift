@@ -2,6 +2,7 @@ import Foundation
 import RotationClient
 import RotationProtocol
 import Testing
+import TestSupport
 
 /// "The capture angle of camera C at time T": the client's history of the states it received.
 @Suite("The angle at a moment")
@@ -114,7 +115,7 @@ struct AngleAtMomentTests {
         let bootNow = UInt64(boot.tv_sec) * 1_000_000_000 + UInt64(boot.tv_nsec)
         let monoNow = Double(mono.tv_sec) + Double(mono.tv_nsec) / 1e9
         let converted = RotationClient.monotonicSeconds(fromBoottimeNanoseconds: bootNow)
-        #expect(abs(converted - monoNow) < 0.01, "\(converted) vs \(monoNow)")
+        #expect(abs(converted - monoNow) < Tolerance.clockReadsApart, "\(converted) vs \(monoNow)")
         // After an hour's suspend, a frame stamped 5 s ago on CLOCK_BOOTTIME was taken 5 s ago on CLOCK_MONOTONIC.
         let frame = RotationClient.monotonicSeconds(fromBoottimeNanoseconds: 9_000_000_000_000 - 5_000_000_000,
                                                     boottimeNow: 9000, monotonicNow: 5400)

@@ -5,12 +5,13 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// rotwatch, the Python and shell examples and the Swift client library against a real service.
 @Suite("Clients against a live service", .serialized)
 struct ClientToolsTests {
     static func run(_ executable: String, _ args: [String], environment: [String: String] = [:], in dir: ScratchDirectory,
-                    tag: String, timeout: Double = 15) throws -> (status: Int32?, out: String, err: String) {
+                    tag: String, timeout: Double = Tolerance.toolRun) throws -> (status: Int32?, out: String, err: String) {
         let c = try ChildProcess(executable, args, environment: environment, in: dir, tag: tag)
         let status = c.wait(timeout: timeout)
         if status == nil { c.stop(SIGKILL) }
@@ -34,7 +35,7 @@ struct ClientToolsTests {
         let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), in: dir)
         #expect(run.waitUntilServing())
         // The replay has ended: the state is final.
-        #expect(run.child.waitForLog("replay finished", timeout: 20), "\(run.child.stderr)")
+        #expect(run.child.waitForLog("replay finished", timeout: Tolerance.replayRun), "\(run.child.stderr)")
         let human = try Self.run(PackagePaths.binary("rotwatch"), ["--once", "--socket", run.socket], in: dir, tag: "h")
         #expect(human.status == 0)
         let lines = human.out.split(separator: "\n")
@@ -69,7 +70,7 @@ struct ClientToolsTests {
             time.sleep(0.5); c.close()
         """
         let child = try ChildProcess("/usr/bin/python3", ["-c", code], in: dir, tag: tag)
-        #expect(child.waitForOutput("listening", timeout: 10), "\(child.stderr)")
+        #expect(child.waitForOutput("listening", timeout: Tolerance.slowReply), "\(child.stderr)")
         return child
     }
 
@@ -107,9 +108,9 @@ struct ClientToolsTests {
             let socket = dir.path("\(tag).sock")
             let service = try Self.scriptedService(socket: socket, lines: parts, pause: 0.02, in: dir, tag: tag)
             let c = try LineConnection(path: socket)
-            #expect((try c.readLine(timeout: 5))?.contains("\"hello\"") == true)
+            #expect((try c.readLine(timeout: Tolerance.reply))?.contains("\"hello\"") == true)
             var failure: ClientError?
-            do { _ = try c.readLine(timeout: 5) } catch { failure = error }
+            do { _ = try c.readLine(timeout: Tolerance.reply) } catch { failure = error }
             #expect(failure?.reason.contains("longer than 4096 bytes") == true, "\(tag): \(String(describing: failure))")
             service.stop()
         }
@@ -117,8 +118,8 @@ struct ClientToolsTests {
         let socket = dir.path("limit.sock")
         let service = try Self.scriptedService(socket: socket, lines: [atLimit, atLimit], pause: 0.02, in: dir, tag: "limit")
         let c = try LineConnection(path: socket)
-        #expect((try c.readLine(timeout: 5))?.utf8.count == 4096)
-        #expect((try c.readLine(timeout: 5))?.utf8.count == 4096)
+        #expect((try c.readLine(timeout: Tolerance.reply))?.utf8.count == 4096)
+        #expect((try c.readLine(timeout: Tolerance.reply))?.utf8.count == 4096)
         service.stop()
     }
 
@@ -148,15 +149,15 @@ struct ClientToolsTests {
         let json = try ChildProcess(PackagePaths.binary("rotwatch"), ["--json", "--socket", run.socket], in: dir, tag: "json")
         let human = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", run.socket], in: dir, tag: "human")
         // Each has printed the last change, a whole line of it.
-        #expect(json.waitUntil(timeout: 20) {
+        #expect(json.waitUntil(timeout: Tolerance.replayRun) {
             json.stdout.hasSuffix("\n") && json.stdout.split(separator: "\n").last.map { clock.matches(String($0), last) } == true
         }, "\(json.stdout)")
         let view = { human.stdout.split(separator: "\n").map(String.init) }
         // (The human view shows the times to the millisecond.)
         func same(_ a: Double?, _ b: Double?) -> Bool { a != nil && b != nil && abs(a! - b!) < 0.0007 }
-        #expect(human.waitUntil(timeout: 20) { same(Self.shownTimes(view()).last, clock.served(lastTime)) && human.stdout.hasSuffix("\n") }, "\(human.stdout)")
+        #expect(human.waitUntil(timeout: Tolerance.replayRun) { same(Self.shownTimes(view()).last, clock.served(lastTime)) && human.stdout.hasSuffix("\n") }, "\(human.stdout)")
         var sent: [String] = []
-        while let line = raw.readLine(timeout: 1) { sent.append(line) }
+        while let line = raw.readLine(timeout: Tolerance.quiet) { sent.append(line) }
         raw.close()
 
         // A client sees the state current when it connects and then every later change. When it connected
@@ -199,16 +200,16 @@ struct ClientToolsTests {
         let first = try ServiceRun(trace: trace, socket: socket, in: dir, tag: "first")
         #expect(first.waitUntilServing())
         let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket], in: dir, tag: "watch")
-        #expect(watch.waitForOutput("rotationd 0.1.0", timeout: 10))
+        #expect(watch.waitForOutput("rotationd 0.1.0", timeout: Tolerance.slowReply))
         #expect(first.child.stop() == 0)
-        var deadline = Date().addingTimeInterval(10)
+        var deadline = Date().addingTimeInterval(Tolerance.slowReply)
         while !watch.stderr.contains("waiting for the service") && Date() < deadline { usleep(20_000) }
         #expect(watch.stderr.contains("waiting for the service"))
         usleep(1_000_000)
         #expect(watch.isRunning, "rotwatch keeps waiting")
         let second = try ServiceRun(trace: trace, socket: socket, in: dir, tag: "second")
         #expect(second.waitUntilServing())
-        deadline = Date().addingTimeInterval(10)
+        deadline = Date().addingTimeInterval(Tolerance.slowReply)
         while watch.stdout.components(separatedBy: "rotationd 0.1.0").count < 3 && Date() < deadline { usleep(20_000) }
         #expect(watch.stdout.components(separatedBy: "rotationd 0.1.0").count == 3, "a second header after reconnecting")
         #expect(watch.isRunning)
@@ -254,7 +255,7 @@ struct ClientToolsTests {
         #expect(run.waitUntilServing())
         let script = PackagePaths.root.appendingPathComponent("Docs/examples/subscribe.py").path
         let r = try Self.run("/usr/bin/env", ["python3", script, "--count", "3"],
-                             environment: ["ROTATIOND_SOCKET": run.socket], in: dir, tag: "py", timeout: 20)
+                             environment: ["ROTATIOND_SOCKET": run.socket], in: dir, tag: "py", timeout: Tolerance.replayRun)
         #expect(r.status == 0, "\(r.err)")
         let lines = r.out.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
@@ -290,7 +291,7 @@ struct ClientToolsTests {
         #expect(run.waitUntilServing())
         let script = PackagePaths.root.appendingPathComponent("Docs/examples/watch.sh").path
         let sh = try ChildProcess("/bin/sh", [script], environment: ["ROTATIOND_SOCKET": run.socket], in: dir, tag: "sh")
-        #expect(sh.waitForOutput("\"type\":\"state\"", timeout: 10))
+        #expect(sh.waitForOutput("\"type\":\"state\"", timeout: Tolerance.slowReply))
         #expect(JSONLine.type(sh.stdout.split(separator: "\n").first.map(String.init) ?? "") == "hello")
         sh.stop(SIGKILL)
         #expect(run.child.stop() == 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `Docs/examples/still.py` and `Docs/examples/record.py` against a replayed service, their files read back by
 /// tools nobody here wrote: exiftool (the JPEG's EXIF Orientation, the MP4 track's rotation), ffprobe (the
@@ -29,7 +30,7 @@ struct OrientationExampleTests {
 
     /// Runs an outside tool and returns its standard output, trimmed.
     static func read(_ tool: String, _ args: [String], in dir: ScratchDirectory, tag: String) throws -> String {
-        let r = try ClientToolsTests.run(tool, args, in: dir, tag: tag, timeout: 30)
+        let r = try ClientToolsTests.run(tool, args, in: dir, tag: tag, timeout: Tolerance.longRun)
         #expect(r.status == 0, "\(tool) \(args): \(r.err)")
         return r.out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -53,7 +54,7 @@ struct OrientationExampleTests {
             let jpeg = dir.path("\(facing).jpg"), mp4 = dir.path("\(facing).mp4")
             let s = try ClientToolsTests.run("/usr/bin/python3", [Self.still, "--socket", service.socket, "--camera", key,
                                                                   "--source", "videotestsrc num-buffers=1 \(Self.frame)", jpeg],
-                                             in: dir, tag: "still-\(facing)", timeout: 30)
+                                             in: dir, tag: "still-\(facing)", timeout: Tolerance.longRun)
             #expect(s.status == 0, "\(facing): \(s.err)")
             #expect(s.out.contains("EXIF Orientation \(Self.exif[angle]!)"), "\(facing): \(s.out)")
             let orientation = try Self.read(exiftool, ["-n", "-s3", "-Orientation", jpeg], in: dir, tag: "exif-\(facing)")
@@ -62,7 +63,7 @@ struct OrientationExampleTests {
 
             let r = try ClientToolsTests.run("/usr/bin/python3", [Self.record, "--socket", service.socket, "--camera", key,
                                                                   "--source", "videotestsrc num-buffers=10 \(Self.frame)", mp4],
-                                             in: dir, tag: "record-\(facing)", timeout: 30)
+                                             in: dir, tag: "record-\(facing)", timeout: Tolerance.longRun)
             #expect(r.status == 0, "\(facing): \(r.err)")
             #expect(r.out.contains("turns it \(angle) degrees clockwise"), "\(facing): \(r.out)")
             // exiftool gives the track's rotation clockwise; ffprobe the display matrix's, counter-clockwise,
@@ -103,7 +104,7 @@ struct OrientationExampleTests {
         // A live source: 45 frames at 10 per second take 4.5 s, through the turn.
         let r = try ClientToolsTests.run("/usr/bin/python3", [Self.record, "--socket", service.socket, "--camera", "/dev/video0",
                                                               "--source", "videotestsrc is-live=true num-buffers=45 \(Self.frame)", mp4],
-                                         in: dir, tag: "record", timeout: 30)
+                                         in: dir, tag: "record", timeout: Tolerance.longRun)
         #expect(service.child.stop() == 0)
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.contains("turns it 90 degrees clockwise, the angle at its first frame"), "\(r.out)")

@@ -3,11 +3,12 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// `rotationd --replay` as a command: malformed files, `--no-gyro`, `--realtime` and camera options.
 @Suite("rotationd --replay on the command line")
 struct ReplayCommandTests {
-    static func run(_ args: [String], in dir: ScratchDirectory, tag: String, timeout: Double = 20)
+    static func run(_ args: [String], in dir: ScratchDirectory, tag: String, timeout: Double = Tolerance.replayRun)
         throws -> (status: Int32?, out: String, err: String, seconds: Double) {
         let start = Date()
         let c = try ChildProcess(PackagePaths.binary("rotationd"), args, in: dir, tag: tag)

@@ -3,6 +3,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// The sampling policy in a replay: the samples a live capture would skip while the device is still are
 /// skipped, by the trace's own timestamps; `--full-rate` feeds them all.
@@ -17,9 +18,9 @@ struct ReplayPolicyTests {
         let c = try TestSocket(path: run.socket)
         c.send("{\"cmd\":\"subscribe\",\"events\":[\"state\",\"samples\"]}\n")
         var times: [Double] = []
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(Tolerance.longRun)
         while Date() < deadline {
-            guard let line = c.readLine(timeout: 1) else {
+            guard let line = c.readLine(timeout: Tolerance.quiet) else {
                 if run.child.stderr.contains("replay finished") { break }
                 continue
             }
@@ -61,7 +62,7 @@ struct ReplayPolicyTests {
         try SyntheticTraces.write(to: trace, lead: 2, poses: [Pose.leftUp, Pose.bottomUp, Pose.rightUp, Pose.upright], hold: 2)
         let rotations = { (args: [String], tag: String) throws -> [(Double, Int)] in
             let c = try ChildProcess(PackagePaths.binary("rotationd"), ["--replay", trace] + args, in: dir, tag: tag)
-            #expect(c.wait(timeout: 30) == 0)
+            #expect(c.wait(timeout: Tolerance.longRun) == 0)
             return c.stdout.split(separator: "\n").compactMap { JSONLine.object(String($0)) }
                 .compactMap { o in (o["t"] as? Double).flatMap { t in (o["rotation"] as? Int).map { (t, $0) } } }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import RotationProtocol
 import Testing
+import TestSupport
 
 /// rotwatch shows each camera's device, and a new camera list when one is plugged in or out.
 @Suite("rotwatch and cameras", .serialized)
@@ -27,7 +28,7 @@ struct RotwatchCameraTests {
                                                            in: dir, tag: "svc")
         let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket], in: dir, tag: "w")
         // The last list change: the webcam gone again.
-        #expect(watch.waitForOutput("\ncameras: front (front, mount 0°, /dev/video0)\n", timeout: 10), "\(watch.stdout)")
+        #expect(watch.waitForOutput("\ncameras: front (front, mount 0°, /dev/video0)\n", timeout: Tolerance.slowReply), "\(watch.stdout)")
         watch.stop()
         service.stop()
         let out = watch.stdout.split(separator: "\n").map(String.init)

@@ -4,6 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// `rotwatch --exec`: the command runs for each change of the rotation, one run at a time, with the rotation's
 /// names in its environment.
@@ -51,7 +52,7 @@ struct RotwatchExecTests {
         let command = #"echo "$ROTATIOND_ROTATION $ROTATIOND_POSTURE" >> "# + log
         let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket, "--exec", command], in: dir, tag: "exec")
         let expected = ["0 unknown", "0 laptop", "0 stand", "0 tablet", "90 tablet"]
-        #expect(watch.waitUntil(timeout: 15) { Self.lines(log).count >= expected.count }, "\(Self.lines(log))")
+        #expect(watch.waitUntil(timeout: Tolerance.toolRun) { Self.lines(log).count >= expected.count }, "\(Self.lines(log))")
         // Time for a wrong run (the hinge-only changes) to show.
         usleep(800_000)
         #expect(Self.lines(log) == expected)
@@ -86,8 +87,8 @@ struct RotwatchExecTests {
         let log = dir.path("runs")
         let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", run.socket, "--exec", "\(Self.printVariables) >> \(log)"],
                                      in: dir, tag: "exec")
-        #expect(watch.waitUntil(timeout: 20) { Self.lines(log).count >= expected.count }, "\(Self.lines(log)) \(watch.stderr)")
-        #expect(run.child.waitForLog("replay finished", timeout: 20))
+        #expect(watch.waitUntil(timeout: Tolerance.replayRun) { Self.lines(log).count >= expected.count }, "\(Self.lines(log)) \(watch.stderr)")
+        #expect(run.child.waitForLog("replay finished", timeout: Tolerance.replayRun))
         usleep(300_000)
         #expect(Self.lines(log) == expected.map { Self.expectedVariables[$0]! })
         #expect(watch.isRunning, "rotwatch --exec keeps running")
@@ -109,7 +110,7 @@ struct RotwatchExecTests {
         let command = #"echo "start $ROTATIOND_ROTATION" >> "# + log + #"; [ "$ROTATIOND_ROTATION" = 0 ] && sleep 2; echo "end $ROTATIOND_ROTATION" >> "# + log
         let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket, "--exec", command], in: dir, tag: "exec")
         let expected = ["start 0", "end 0", "start 270", "end 270", "start 0", "end 0"]
-        #expect(watch.waitUntil(timeout: 15) { Self.lines(log).count >= expected.count }, "\(Self.lines(log))")
+        #expect(watch.waitUntil(timeout: Tolerance.toolRun) { Self.lines(log).count >= expected.count }, "\(Self.lines(log))")
         // Time for a wrong run to show.
         usleep(1_000_000)
         #expect(Self.lines(log) == expected, "one run at a time, the latest pending rotation next")
@@ -127,9 +128,9 @@ struct RotwatchExecTests {
         let log = dir.path("runs")
         let command = #"echo "$ROTATIOND_ROTATION" >> "# + log + #"; case $ROTATIOND_ROTATION in 90) exit 3 ;; 180) kill -9 $$ ;; esac"#
         let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket, "--exec", command], in: dir, tag: "exec")
-        #expect(watch.waitUntil(timeout: 15) { Self.lines(log).count >= 4 }, "\(Self.lines(log)) \(watch.stderr)")
+        #expect(watch.waitUntil(timeout: Tolerance.toolRun) { Self.lines(log).count >= 4 }, "\(Self.lines(log)) \(watch.stderr)")
         #expect(Self.lines(log) == ["0", "90", "180", "270"])
-        #expect(watch.waitForLog("the command for left-up (90°) exited with status 3", timeout: 5), "\(watch.stderr)")
+        #expect(watch.waitForLog("the command for left-up (90°) exited with status 3", timeout: Tolerance.reply), "\(watch.stderr)")
         #expect(watch.stderr.contains("the command for bottom-up (180°) was killed by signal 9"), "\(watch.stderr)")
         #expect(!watch.stderr.contains("normal (0°)") && !watch.stderr.contains("right-up (270°)"), "only the failures: \(watch.stderr)")
         #expect(watch.isRunning, "rotwatch goes on after a failing command")
@@ -160,7 +161,7 @@ struct RotwatchExecTests {
         let log = dir.path("runs")
         let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket, "--exec", "\(Self.printVariables) >> \(log)"],
                                      in: dir, tag: "exec")
-        #expect(watch.waitUntil(timeout: 15) { Self.lines(log).count >= 2 }, "\(Self.lines(log))")
+        #expect(watch.waitUntil(timeout: Tolerance.toolRun) { Self.lines(log).count >= 2 }, "\(Self.lines(log))")
         usleep(500_000)
         #expect(Self.lines(log) == [Self.expectedVariables[90]!, Self.expectedVariables[180]!])
         watch.stop()

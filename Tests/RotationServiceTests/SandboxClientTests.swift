@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Clients in a sandbox that shows them nothing of the host but the runtime (`/usr`) and rotationd's
 /// socket, the way Flatpak shows an application `--filesystem=/run/rotationd:ro` or
@@ -38,7 +39,7 @@ struct SandboxClientTests {
     static func waitForRotation(_ rotation: Int, socket: String) throws -> Bool {
         let client = try TestSocket(path: socket)
         defer { client.close() }
-        while let line = client.readLine(timeout: 10) {
+        while let line = client.readLine(timeout: Tolerance.slowReply) {
             if JSONLine.int(line, "rotation") == rotation { return true }
         }
         return false

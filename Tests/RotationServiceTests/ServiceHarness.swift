@@ -108,7 +108,7 @@ final class ChildProcess {
 
     /// Sends `signal` and waits for exit.
     @discardableResult
-    func stop(_ signal: Int32 = SIGTERM, timeout: Double = 10) -> Int32? {
+    func stop(_ signal: Int32 = SIGTERM, timeout: Double = Tolerance.slowReply) -> Int32? {
         if process.isRunning { kill(process.processIdentifier, signal) }
         let status = wait(timeout: timeout)
         if status == nil { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
@@ -153,13 +153,13 @@ final class ServiceRun {
     }
 
     /// Waits until a client can connect.
-    func waitUntilServing(timeout: Double = 10) -> Bool {
+    func waitUntilServing(timeout: Double = Tolerance.slowReply) -> Bool {
         ServiceRun.waitUntilAccepting(socket, of: child, timeout: timeout)
     }
 
     /// Waits until a connection to `socket` succeeds, that is until `child` listens there: the socket file
     /// exists from bind() on, but a connection is refused until listen(). False when `child` exits first.
-    static func waitUntilAccepting(_ socket: String, of child: ChildProcess, timeout: Double = 10) -> Bool {
+    static func waitUntilAccepting(_ socket: String, of child: ChildProcess, timeout: Double = Tolerance.slowReply) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let s = try? TestSocket(path: socket) { s.close(); return true }
@@ -171,7 +171,7 @@ final class ServiceRun {
 
     /// How this served replay's `t` follows from the trace's own time, read from the line the service logs as
     /// the replay starts (nil when it does not come within `timeout` seconds).
-    func replayClock(timeout: Double = 10) -> ReplayClock? {
+    func replayClock(timeout: Double = Tolerance.slowReply) -> ReplayClock? {
         var clock: ReplayClock?
         _ = child.waitUntil(timeout: timeout) {
             clock = ReplayClock(log: child.stderr)
@@ -183,7 +183,7 @@ final class ServiceRun {
     /// Runs `rotationd --replay` without serving and returns the JSON lines it prints: the reference.
     static func referenceLines(trace: String, in dir: ScratchDirectory) throws -> [String] {
         let c = try ChildProcess(PackagePaths.binary("rotationd"), ["--replay", trace], in: dir, tag: "reference")
-        guard c.wait(timeout: 30) == 0 else { return [] }
+        guard c.wait(timeout: Tolerance.longRun) == 0 else { return [] }
         return c.stdout.split(separator: "\n").map(String.init)
     }
 }

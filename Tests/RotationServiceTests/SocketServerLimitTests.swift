@@ -5,6 +5,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// The socket server in process, with limits small enough to reach.
 @Suite("Socket server limits", .serialized)
@@ -29,7 +30,7 @@ struct SocketServerLimitTests {
         for c in admitted { #expect(JSONLine.type(c.readLine() ?? "") == "hello") }
         for _ in 0..<5 {
             let extra = try TestSocket(path: dir.path("s.sock"))
-            let lines = try #require(extra.readToEnd(timeout: 5), "the extra connection is closed")
+            let lines = try #require(extra.readToEnd(timeout: Tolerance.reply), "the extra connection is closed")
             #expect(lines.count == 1 && JSONLine.object(lines[0])?["code"] as? String == "too-many-clients", "\(lines)")
         }
         server.publish(StateEvent(seq: 1, time: 1, state: DeviceState(rotation: .leftUp, tilt: .vertical, flat: false, inputs: .accel),
@@ -61,7 +62,7 @@ struct SocketServerLimitTests {
         c.close()
         // Once the loop has dropped the client, and has stopped (close() joins its thread), any report of
         // the leaving client would have been made.
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(Tolerance.slowReply)
         while server.clientCount > 0 && Date() < deadline { usleep(10_000) }
         #expect(server.clientCount == 0, "the loop noticed the client leave")
         server.close()

@@ -5,6 +5,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// The socket server in process: what a client that connects at the moment of a change is told.
 @Suite("Socket server ordering", .serialized)
@@ -24,8 +25,8 @@ struct SocketServerOrderTests {
             let state = DeviceState(rotation: rotations[seq % 4], tilt: .vertical, flat: false, inputs: .accel)
             server.publish(StateEvent(seq: seq, time: Double(seq), state: state, cameras: cameras))
             let c = try TestSocket(path: dir.path("s.sock"))
-            #expect(JSONLine.type(c.readLine(timeout: 10) ?? "") == "hello")
-            let current = c.readLine(timeout: 10) ?? ""
+            #expect(JSONLine.type(c.readLine(timeout: Tolerance.slowReply) ?? "") == "hello")
+            let current = c.readLine(timeout: Tolerance.slowReply) ?? ""
             if JSONLine.int(current, "seq") != seq { stale.append("after change \(seq): \(current)") }
             c.close()
         }

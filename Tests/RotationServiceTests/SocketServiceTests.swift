@@ -3,6 +3,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// The real `rotationd --serve` on replayed synthetic traces, driven through raw sockets.
 @Suite("Socket service", .serialized)
@@ -83,7 +84,7 @@ struct SocketServiceTests {
         for _ in 0..<200 { clients.append(try TestSocket(path: run.socket)) }
         var received = [[String]](repeating: [], count: clients.count)
         let lastSeq = reference.count
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(Tolerance.longRun)
         var done = Set<Int>()
         while done.count < clients.count && Date() < deadline {
             var fds = clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
@@ -132,7 +133,7 @@ struct SocketServiceTests {
         var times: [Double] = []
         var stuckGoneBeforeLast = false
         var nextNap = Date().addingTimeInterval(napSeconds)
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(Tolerance.longRun)
         while readerSeqs.last != lastSeq && Date() < deadline {
             var p = pollfd(fd: reader.fd, events: Int16(POLLIN), revents: 0)
             _ = poll(&p, 1, 20)
@@ -182,12 +183,12 @@ struct SocketServiceTests {
         let worst = sorted.last ?? .infinity
         print("prompt reader: \(lateness.count) changes, one every \(Int(0.3 / speed * 1000)) ms; lateness p50 \(Int(median * 1000)) ms, max \(Int(worst * 1000)) ms")
         #expect(lateness.count >= 150)
-        #expect(median < 0.05, "half the changes reached the prompt reader more than \(Int(median * 1000)) ms after the replay produced them")
+        #expect(median < Tolerance.fanoutMedian, "half the changes reached the prompt reader more than \(Int(median * 1000)) ms after the replay produced them")
         #expect(worst < napSeconds, "a change reached the prompt reader \(Int(worst * 1000)) ms after the replay produced it")
 
         // The napper catches up: its stream may skip, but every skip is announced by `missed`, and it ends on
         // the latest state.
-        let napperEnd = Date().addingTimeInterval(10)
+        let napperEnd = Date().addingTimeInterval(Tolerance.slowReply)
         while !napperLines.contains(where: { JSONLine.int($0, "seq") == lastSeq }) && Date() < napperEnd {
             guard let line = napper.readLine(timeout: napperEnd.timeIntervalSinceNow) else { break }
             napperLines.append(line)
@@ -212,7 +213,7 @@ struct SocketServiceTests {
             probe = pollfd(fd: stuck.fd, events: 0, revents: 0)
             if poll(&probe, 1, 100) > 0 && probe.revents & Int16(POLLHUP | POLLERR) != 0 { break }
         }
-        let stuckLines = stuck.readToEnd(timeout: 5)
+        let stuckLines = stuck.readToEnd(timeout: Tolerance.reply)
         #expect(stuckLines != nil, "the stuck client was disconnected")
         #expect((stuckLines?.count ?? 0) < lastSeq, "its backlog was bounded")
         #expect(run.child.stop() == 0)
@@ -257,7 +258,7 @@ struct SocketServiceTests {
             // Whatever the bytes, the service answers only with whole protocol lines, and keeps running.
             var lines: [String] = []
             var ended = false
-            while let line = c.readLine(timeout: 10) {
+            while let line = c.readLine(timeout: Tolerance.slowReply) {
                 lines.append(line)
                 if lines.count > 1 && JSONLine.type(line) == "hello" { ended = true; break }
             }
@@ -274,12 +275,12 @@ struct SocketServiceTests {
         // Explicit cases: a line over 4 KiB is refused with a reason and the connection closes.
         let long = try TestSocket(path: run.socket)
         long.send(Array(repeating: UInt8(ascii: "a"), count: 5000))
-        let longLines = long.readToEnd(timeout: 10)
+        let longLines = long.readToEnd(timeout: Tolerance.slowReply)
         #expect(longLines?.contains { JSONLine.object($0)?["code"] as? String == "line-too-long" } == true)
         // A flood of commands closes the connection.
         let flood = try TestSocket(path: run.socket)
         flood.send(String(repeating: "{\"cmd\":\"hello\"}\n", count: 2000))
-        #expect(flood.readToEnd(timeout: 10)?.contains { JSONLine.object($0)?["code"] as? String == "flood" } == true)
+        #expect(flood.readToEnd(timeout: Tolerance.slowReply)?.contains { JSONLine.object($0)?["code"] as? String == "flood" } == true)
 
         #expect(run.child.isRunning, "the service survived")
         let after = try TestSocket(path: run.socket)
@@ -288,7 +289,7 @@ struct SocketServiceTests {
         after.send("{\"cmd\":\"state\"}\n")
         #expect(JSONLine.type(after.readLine() ?? "") == "state")
         var watcherStates = 0
-        while let line = watcher.readLine(timeout: 1) { if JSONLine.type(line) == "state" { watcherStates += 1 } }
+        while let line = watcher.readLine(timeout: Tolerance.quiet) { if JSONLine.type(line) == "state" { watcherStates += 1 } }
         #expect(watcherStates >= 2, "a well-behaved client kept receiving changes throughout")
         #expect(run.child.stop() == 0)
     }
@@ -304,7 +305,7 @@ struct SocketServiceTests {
         #expect(c.readLine() != nil)
         #expect(run.child.stop(SIGTERM) == 0)
         #expect(!FileManager.default.fileExists(atPath: run.socket))
-        #expect(c.readToEnd(timeout: 2) != nil, "clients see the connection close")
+        #expect(c.readToEnd(timeout: Tolerance.closeSeen) != nil, "clients see the connection close")
         let lines = run.child.stderr.split(separator: "\n")
         #expect(!lines.isEmpty)
         for line in lines {
@@ -323,7 +324,7 @@ struct SocketServiceTests {
             let script = ": > \"$2\"; JOURNAL_STREAM=$(stat -c %d:%i \"$3\") exec \"$0\" --replay \"$1\" --socket \"$4\" 2>>\"$2\""
             let child = try ChildProcess("/bin/sh", ["-c", script, PackagePaths.binary("rotationd"), trace, file,
                                                      target == "self" ? file : trace, dir.path("\(tag).sock")], in: dir, tag: tag)
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(Tolerance.slowReply)
             while !FileManager.default.fileExists(atPath: dir.path("\(tag).sock")) && Date() < deadline { usleep(10_000) }
             #expect(child.stop() == 0)
             return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
@@ -367,7 +368,7 @@ struct SocketServiceTests {
         #expect(first.waitUntilServing(), "the stale file was replaced: \(first.child.stderr)")
         #expect(first.child.stderr.contains("stale"))
         let second = try ServiceRun(trace: trace, socket: path, in: dir, tag: "second")
-        #expect(second.child.wait(timeout: 10) == 1)
+        #expect(second.child.wait(timeout: Tolerance.slowReply) == 1)
         #expect(second.child.stderr.contains("another rotationd is already serving on \(path)"))
         #expect(first.child.isRunning && FileManager.default.fileExists(atPath: path), "the refused instance left the live socket alone")
         #expect(first.child.stop() == 0)
@@ -401,7 +402,7 @@ struct SocketServiceTests {
             // that it has been.
             #expect(ServiceRun.waitUntilAccepting(socket, of: child), "\(child.stderr)")
             let c = try TestSocket(path: socket)
-            #expect(JSONLine.type(c.readLine(timeout: 10) ?? "") == "hello")
+            #expect(JSONLine.type(c.readLine(timeout: Tolerance.slowReply) ?? "") == "hello")
             let limits = (try? String(contentsOfFile: "/proc/\(child.process.processIdentifier)/limits", encoding: .utf8)) ?? ""
             let line = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") } ?? ""
             let soft = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first.flatMap { Int($0) }
@@ -423,11 +424,11 @@ struct SocketServiceTests {
         try SyntheticTraces.turns(to: trace, lead: 0.5, count: 4, hold: 0.4)
         let child = try ChildProcess("/bin/sh", ["-c", "exec \"$0\" --replay \"$1\" > /dev/full", PackagePaths.binary("rotationd"), trace],
                                      in: dir, tag: "full")
-        let status = child.wait(timeout: 30)
+        let status = child.wait(timeout: Tolerance.longRun)
         #expect(status == 1, "\(child.stderr)")
         #expect(child.stderr.contains("No space left on device") && child.stderr.contains("incomplete"), "\(child.stderr)")
         let whole = try ChildProcess(PackagePaths.binary("rotationd"), ["--replay", trace], in: dir, tag: "whole")
-        #expect(whole.wait(timeout: 30) == 0 && whole.stdout.split(separator: "\n").count >= 4)
+        #expect(whole.wait(timeout: Tolerance.longRun) == 0 && whole.stdout.split(separator: "\n").count >= 4)
     }
 
     @Test("ROTATIOND_SOCKET chooses the path when --serve is given without --socket")

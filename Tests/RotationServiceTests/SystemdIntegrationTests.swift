@@ -3,6 +3,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// Socket activation, sd_notify, the installed units and peer-credential checks, with the real binaries.
 @Suite("systemd integration and permissions", .serialized)
@@ -18,7 +19,7 @@ struct SystemdIntegrationTests {
         // systemd-socket-activate binds and listens before it starts rotationd: a connection waits for it.
         #expect(ServiceRun.waitUntilAccepting(socket, of: child), "\(child.stderr)")
         let c = try TestSocket(path: socket)
-        let hello = try #require(c.readLine(timeout: 10).flatMap(JSONLine.object), "\(child.stderr)")
+        let hello = try #require(c.readLine(timeout: Tolerance.slowReply).flatMap(JSONLine.object), "\(child.stderr)")
         #expect(hello["type"] as? String == "hello")
         #expect(JSONLine.type(c.readLine() ?? "") == "state")
         #expect(child.stderr.contains("socket-activated"))
@@ -45,7 +46,7 @@ struct SystemdIntegrationTests {
                                  environment: ["NOTIFY_SOCKET": "@" + name, "WATCHDOG_USEC": "200000"], in: dir)
         var messages: [String] = []
         // Every 0.1 s once serving: four of them come soon; the deadline is only for a service that never sends them.
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(Tolerance.slowReply)
         while Date() < deadline && messages.filter({ $0 == "WATCHDOG=1" }).count < 4 {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&p, 1, 100) > 0 else { continue }
@@ -75,7 +76,7 @@ struct SystemdIntegrationTests {
         try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: prefix + "/bin/rotationd", withDestinationPath: PackagePaths.binary("rotationd"))
         let make = try ChildProcess("/usr/bin/make", ["-s", "-C", PackagePaths.root.path, "install-data", "PREFIX=\(prefix)"], in: dir, tag: "make")
-        #expect(make.wait(timeout: 30) == 0, "\(make.stderr)")
+        #expect(make.wait(timeout: Tolerance.longRun) == 0, "\(make.stderr)")
         let units = prefix + "/lib/systemd/system"
         let service = try String(contentsOfFile: units + "/rotationd.service", encoding: .utf8)
         #expect(service.contains("ExecStart=\(prefix)/bin/rotationd --serve"))
@@ -88,7 +89,7 @@ struct SystemdIntegrationTests {
         #expect(FileManager.default.isExecutableFile(atPath: prefix + "/lib/udev/rotationd-access"))
         #expect(FileManager.default.fileExists(atPath: prefix + "/lib/sysusers.d/rotationd.conf"))
         let verify = try ChildProcess("/usr/bin/systemd-analyze", ["verify", units + "/rotationd.socket", units + "/rotationd.service"], in: dir, tag: "verify")
-        #expect(verify.wait(timeout: 60) == 0, "\(verify.stdout)\(verify.stderr)")
+        #expect(verify.wait(timeout: Tolerance.build) == 0, "\(verify.stdout)\(verify.stderr)")
         #expect(verify.stderr.isEmpty, "no warnings: \(verify.stderr)")
     }
 
@@ -98,11 +99,11 @@ struct SystemdIntegrationTests {
         let dest = dir.path("dest")
         let args = ["-s", "-C", PackagePaths.root.path, "install", "DESTDIR=\(dest)", "PREFIX=/usr", "BUILD_DIR=\(PackagePaths.binDir.path)"]
         let plan = try ChildProcess("/usr/bin/make", ["-n"] + args, in: dir, tag: "plan")
-        #expect(plan.wait(timeout: 30) == 0, "\(plan.stderr)")
+        #expect(plan.wait(timeout: Tolerance.longRun) == 0, "\(plan.stderr)")
         #expect(!plan.stdout.contains("install-deps") && !plan.stdout.contains("apt-get"), "install does not install build dependencies: \(plan.stdout)")
         // SWIFT=false: binaries that are there are installed as they are, without any build.
         let make = try ChildProcess("/usr/bin/make", args + ["SWIFT=false"], in: dir, tag: "make")
-        #expect(make.wait(timeout: 60) == 0, "\(make.stderr)")
+        #expect(make.wait(timeout: Tolerance.build) == 0, "\(make.stderr)")
         for name in ["rotationd", "rotwatch"] {
             #expect(FileManager.default.isExecutableFile(atPath: dest + "/usr/bin/" + name), "\(name) installed")
         }
@@ -111,11 +112,11 @@ struct SystemdIntegrationTests {
         #expect(FileManager.default.fileExists(atPath: dest + "/usr/lib/systemd/system/rotationd.socket"))
         #expect(FileManager.default.fileExists(atPath: dest + "/usr/lib/udev/rules.d/60-rotationd.rules"))
         let help = try ChildProcess(dest + "/usr/bin/rotwatch", ["--help"], in: dir, tag: "help")
-        #expect(help.wait(timeout: 10) == 0 && help.stdout.contains("--once"), "the installed rotwatch runs")
+        #expect(help.wait(timeout: Tolerance.slowReply) == 0 && help.stdout.contains("--once"), "the installed rotwatch runs")
 
         let missing = try ChildProcess("/usr/bin/make", ["-s", "-C", PackagePaths.root.path, "install", "DESTDIR=\(dest)",
                                                          "PREFIX=/usr", "BUILD_DIR=\(dir.path("empty"))"], in: dir, tag: "missing")
-        #expect(missing.wait(timeout: 30) != 0 && missing.stderr.contains("build them first"), "\(missing.stderr)")
+        #expect(missing.wait(timeout: Tolerance.longRun) != 0 && missing.stderr.contains("build them first"), "\(missing.stderr)")
     }
 
     /// Runs a Python client as uid/gid 65534 (with `groups` as supplementary groups) that asks for samples and
@@ -134,7 +135,7 @@ struct SystemdIntegrationTests {
         var args = ["--reuid=65534", "--regid=65534"]
         args += groups.map { ["--groups=\($0)"] } ?? ["--clear-groups"]
         let c = try ChildProcess("/usr/bin/setpriv", args + ["/usr/bin/python3", "-c", code], in: dir, tag: tag)
-        _ = c.wait(timeout: 10)
+        _ = c.wait(timeout: Tolerance.slowReply)
         return c.stdout + c.stderr
     }
 
@@ -156,7 +157,7 @@ struct SystemdIntegrationTests {
         #expect(run.child.stop() == 0)
 
         let unknown = try ServiceRun(trace: trace, socket: dir.path("u.sock"), extra: ["--samples-group", "no-such-group-xyz"], in: dir, tag: "unknown")
-        #expect(unknown.child.wait(timeout: 10) == 2)
+        #expect(unknown.child.wait(timeout: Tolerance.slowReply) == 2)
         #expect(unknown.child.stderr.contains("no such group"))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// A raw client socket for tests: sends arbitrary bytes and reads lines with deadlines.
 final class TestSocket {
@@ -44,7 +45,7 @@ final class TestSocket {
     @discardableResult
     func send(_ bytes: [UInt8]) -> Bool {
         var off = 0
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(Tolerance.reply)
         while off < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, bytes.count - off, Int32(MSG_NOSIGNAL)) }
             if n < 0 {
@@ -92,7 +93,7 @@ final class TestSocket {
     }
 
     /// The next line, waiting up to `timeout` seconds; nil on timeout or end of stream.
-    func readLine(timeout: Double = 5) -> String? {
+    func readLine(timeout: Double = Tolerance.reply) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let line = takeLine() { return line }
@@ -120,7 +121,7 @@ final class TestSocket {
     }
 
     /// Reads until the service closes the connection; the remaining lines, or nil when it stays open past `timeout`.
-    func readToEnd(timeout: Double = 5) -> [String]? {
+    func readToEnd(timeout: Double = Tolerance.reply) -> [String]? {
         let (lines, closed) = drain(timeout: timeout)
         return closed ? lines : nil
     }
