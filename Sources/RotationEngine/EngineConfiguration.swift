@@ -66,6 +66,9 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var fusedEndingTravel: Double = 10
     /// With a gyroscope: how near the new rotation's upright a slowing turn must come to rest to count as ending.
     public var fusedEndingMargin: Double = 25
+    /// With a gyroscope: a change waits while the gyroscope reads the device speeding up, faster than this, away
+    /// from the new rotation's upright (`DecisionRule.turnLeaving`); 0 never waits.
+    public var fusedLeavingRate: Double = 10
     /// How long after the last gyroscope reading the filter keeps fusing before it falls back to the
     /// accelerometer alone.
     public var gyroTimeout: Double = 0.25
@@ -149,6 +152,8 @@ public struct EngineConfiguration: Sendable, Hashable {
                   get: { $0.fusedEndingTravel }, set: { $0.fusedEndingTravel = $1 }),
         Parameter(name: "fusedEndingMargin", summary: "gyroscope fusion: how near the new rotation a slowing turn must come to rest, degrees",
                   get: { $0.fusedEndingMargin }, set: { $0.fusedEndingMargin = $1 }),
+        Parameter(name: "fusedLeavingRate", summary: "gyroscope fusion: a change waits while the device speeds away from it faster than this (0: never), degrees/s",
+                  get: { $0.fusedLeavingRate }, set: { $0.fusedLeavingRate = $1 }),
         Parameter(name: "gyroTimeout", summary: "fall back to the accelerometer this long after the last gyroscope reading, s",
                   get: { $0.gyroTimeout }, set: { $0.gyroTimeout = $1 }),
         Parameter(name: "reacquireTime", summary: "gyroscope fusion: after a gap, follow the accelerometer on calm readings this long, s",

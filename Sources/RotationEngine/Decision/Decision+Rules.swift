@@ -171,6 +171,21 @@ extension Decision {
         return abs((rest - Double(proposal.degrees)).remainder(dividingBy: 360)) <= c.fusedEndingMargin
     }
 
+    /// **turnLeaving.** Fused, a change waits while the gyroscope reads the device turning away from the new
+    /// rotation's upright faster than `fusedLeavingRate` and faster than at the sample before: the device is
+    /// leaving the quadrant, not coming to rest in it. A flick pauses at its far end for a few samples and turns
+    /// back; where the settle rules let its far end through only at the first sample of the way back, it would be
+    /// published as the return began, and the return published again within the same move. Published at the
+    /// pause, or not at all, is what a person holding the device sees.
+    ///
+    /// Shown by the engine test "a flick's far end is published in its pause or not at all…".
+    func turnLeaving(_ m: Moment, proposal: Rotation) -> Bool {
+        let c = configuration
+        guard switches.isOn(.turnLeaving), published, m.fused, c.fusedLeavingRate > 0 else { return false }
+        let now = abs(measuredRate)
+        return now > c.fusedLeavingRate && now > 2 * abs(previousMeasuredRate)
+    }
+
     /// **accelerometerAgrees.** Fused, a decision needs the accelerometer's own estimate within 60° of the new
     /// rotation's direction, so that a gyroscope not yet found wrong can delay a decision but never make a wrong
     /// one. At the end of a turn the accelerometer is well inside that, so a sound gyroscope's early decisions

@@ -187,6 +187,7 @@ struct Decision: Sendable {
             let pass = switch rule {
             case .dwell: dwell(m)
             case .settled: settled(m) || { ending = turnEnding(m, proposal: proposal); return ending }()
+            case .turnLeaving: !turnLeaving(m, proposal: proposal)
             case .accelerometerAgrees: accelerometerAgrees(proposal, m)
             case .nearFlatAccelerometerInQuadrant: nearFlatAccelerometerInQuadrant(proposal, m)
             case .accelerometerSettled: accelerometerSettled(m)
