@@ -39,6 +39,15 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var settleRate: Double = 100
     /// How long the device must have been settled before a new quadrant is published.
     public var settleTime: Double = 0.05
+    /// Accelerometer only: a turn whose rate falls below this may be over before it is settled
+    /// (`DecisionRule.turnEnding`); 0 waits for every turn to settle.
+    public var endingRate: Double = 250
+    /// Accelerometer only: how many times lower than at the sample before a turn's rate must be to count as
+    /// slowing down, above the noise of a direction measured by the accelerometer.
+    public var endingBraking: Double = 1.4
+    /// Accelerometer only: how near the new rotation's upright a slowing turn must come to rest to count as
+    /// ending; a glance's far end, short of it, is not published.
+    public var endingMargin: Double = 10
     /// Time constant of the low-pass filter on the measured turn rate.
     public var rateSmoothingTime: Double = 0.03
 
@@ -62,10 +71,13 @@ public struct EngineConfiguration: Sendable, Hashable {
     /// With a gyroscope: a turn the gyroscope reads slowing down, below this rate, may be over before it is
     /// settled (`DecisionRule.turnEnding`); 0 waits for every turn to settle.
     public var fusedEndingRate: Double = 200
-    /// With a gyroscope: how far a slowing turn may still go, at its present deceleration, to count as ending.
-    public var fusedEndingTravel: Double = 10
+    /// How far a slowing turn may still go, at its present deceleration, to count as ending.
+    public var endingTravel: Double = 10
     /// With a gyroscope: how near the new rotation's upright a slowing turn must come to rest to count as ending.
     public var fusedEndingMargin: Double = 25
+    /// With a gyroscope: a change waits while the gyroscope reads the device speeding up, faster than this, away
+    /// from the new rotation's upright (`DecisionRule.turnLeaving`); 0 never waits.
+    public var fusedLeavingRate: Double = 10
     /// How long after the last gyroscope reading the filter keeps fusing before it falls back to the
     /// accelerometer alone.
     public var gyroTimeout: Double = 0.25
@@ -127,6 +139,12 @@ public struct EngineConfiguration: Sendable, Hashable {
                   get: { $0.settleRate }, set: { $0.settleRate = $1 }),
         Parameter(name: "settleTime", summary: "how long it must be settled before a change, s",
                   get: { $0.settleTime }, set: { $0.settleTime = $1 }),
+        Parameter(name: "endingRate", summary: "accelerometer only: a slowing turn below this rate may be over before it settles (0: never), degrees/s",
+                  get: { $0.endingRate }, set: { $0.endingRate = $1 }),
+        Parameter(name: "endingBraking", summary: "accelerometer only: how many times lower than at the sample before a slowing turn's rate is",
+                  get: { $0.endingBraking }, set: { $0.endingBraking = $1 }),
+        Parameter(name: "endingMargin", summary: "accelerometer only: how near the new rotation a slowing turn must come to rest, degrees",
+                  get: { $0.endingMargin }, set: { $0.endingMargin = $1 }),
         Parameter(name: "rateSmoothingTime", summary: "turn-rate low-pass time constant, s",
                   get: { $0.rateSmoothingTime }, set: { $0.rateSmoothingTime = $1 }),
         Parameter(name: "maxGap", summary: "a longer gap between samples restarts the filter, s",
@@ -145,10 +163,12 @@ public struct EngineConfiguration: Sendable, Hashable {
                   get: { $0.fusedSettleTime }, set: { $0.fusedSettleTime = $1 }),
         Parameter(name: "fusedEndingRate", summary: "gyroscope fusion: a slowing turn below this rate may be over before it settles (0: never), degrees/s",
                   get: { $0.fusedEndingRate }, set: { $0.fusedEndingRate = $1 }),
-        Parameter(name: "fusedEndingTravel", summary: "gyroscope fusion: how far a slowing turn may still go and count as ending, degrees",
-                  get: { $0.fusedEndingTravel }, set: { $0.fusedEndingTravel = $1 }),
+        Parameter(name: "endingTravel", summary: "how far a slowing turn may still go and count as ending, degrees",
+                  get: { $0.endingTravel }, set: { $0.endingTravel = $1 }),
         Parameter(name: "fusedEndingMargin", summary: "gyroscope fusion: how near the new rotation a slowing turn must come to rest, degrees",
                   get: { $0.fusedEndingMargin }, set: { $0.fusedEndingMargin = $1 }),
+        Parameter(name: "fusedLeavingRate", summary: "gyroscope fusion: a change waits while the device speeds away from it faster than this (0: never), degrees/s",
+                  get: { $0.fusedLeavingRate }, set: { $0.fusedLeavingRate = $1 }),
         Parameter(name: "gyroTimeout", summary: "fall back to the accelerometer this long after the last gyroscope reading, s",
                   get: { $0.gyroTimeout }, set: { $0.gyroTimeout = $1 }),
         Parameter(name: "reacquireTime", summary: "gyroscope fusion: after a gap, follow the accelerometer on calm readings this long, s",

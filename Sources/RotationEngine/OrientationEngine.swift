@@ -65,7 +65,8 @@ public struct OrientationEngine: Sendable {
         guard decision.motionHold(s, accelerometerDecides: !fused, reacquiring: gyro.reacquiring) else { return nil }
         var m = Decision.Moment(time: s.time, dt: s.dt, moving: s.moving, fused: fused, estimate: fused ? gyro.gravity : accel.gravity,
                                 accel: accel.gravity, accelReady: accel.isReady(at: s.time, configuration),
-                                accelRate: accel.meter.rate, current: state.rotation,
+                                accelRate: accel.meter.rate, accelPreviousRate: accel.previousRate,
+                                accelOutOfHold: s.time >= accel.holdUntil, current: state.rotation,
                                 gyroscopeConfirmed: gyro.check.confirmed)
         guard m.estimate.length > 0 else { return nil }
         var next = state
@@ -76,8 +77,7 @@ public struct OrientationEngine: Sendable {
         return next
     }
 
-    /// Starts every stage afresh at a restart, or blends the reading into the accelerometer's estimate; hands
-    /// the decision over to the accelerometer-only path once the gyroscope has been found wrong.
+    /// Starts every stage afresh at a restart, or blends the reading into the accelerometer's estimate.
     private mutating func begin(_ s: SampleGate.Admitted) {
         if s.restarted {
             accel.restart(from: s.acceleration)
@@ -86,13 +86,16 @@ public struct OrientationEngine: Sendable {
         } else {
             accel.follow(s, configuration)
         }
-        if gyro.handsOver() { decision.takeOver(from: accel) }
     }
 
-    /// Updates the fused estimate and the turn meters, learns what 1 g reads, and ends reacquiring once the
-    /// device has settled; returns whether the fused estimate is in force.
+    /// Updates the fused estimate and the turn meters (handing the decision over to the accelerometer-only path
+    /// once the gyroscope has been found wrong), learns what 1 g reads, and ends reacquiring once the device has
+    /// settled; returns whether the fused estimate is in force.
     private mutating func estimate(_ s: SampleGate.Admitted) -> Bool {
         let step = gyro.update(s, accel: accel.gravity, limits, configuration)
+        // A gyroscope found wrong at this sample hands the decision over to the accelerometer-only path before
+        // the sample is measured, so that the sample is decided as that path would decide it.
+        if gyro.handsOver() { decision.takeOver(from: accel) }
         decision.noteInputs(step.fused ? .accelGyro : .accel, at: s.time)
         if step.fused { accel.shadow(s, configuration) }
         decision.measure(s, fused: step.fused, estimate: step.fused ? gyro.gravity : accel.gravity,

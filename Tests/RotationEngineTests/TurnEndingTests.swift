@@ -32,6 +32,24 @@ struct TurnEndingTests {
         #expect((waited.last?.time ?? 0) > t.end, "with the rule off the change waits for a settled sample")
     }
 
+    @Test("with the accelerometer alone, quarter turns at 50 Hz read braking into the new quadrant are published before they settle; with endingRate 0, once settled")
+    func accelerometerBrakingTurnPublishedEarly() {
+        var trace = SyntheticTrace(rate: 50, angle: 0, elevation: 20, noise: 0.05, seed: 5)
+        trace.hold(1.5)
+        for turn in [90.0, 90, -90, -90] {
+            trace.turn(by: turn, over: 0.3)
+            trace.hold(1.5)
+        }
+        var waiting = EngineConfiguration.default
+        waiting.endingRate = 0
+        let early = replay(trace.samples).rotationChanges.dropFirst()
+        let settled = replay(trace.samples, configuration: waiting).rotationChanges.dropFirst()
+        #expect(early.map(\.rotation) == [.leftUp, .bottomUp, .leftUp, .normal])
+        #expect(settled.map(\.rotation) == early.map(\.rotation))
+        let lead = zip(early, settled).map { $1.time - $0.time }
+        #expect(lead.allSatisfy { $0 >= 0.04 }, "each change should come at least two samples before it settles: \(lead) s")
+    }
+
     @Test("a turn braking to rest 28° short of the new rotation's upright waits to settle")
     func shortOfTheMarginWaits() {
         let t = Self.trace(degrees: 62, over: 0.44)

@@ -85,9 +85,9 @@ extension Decision {
     func accelerometerTakesOver(_ m: Moment, current: Rotation, accel: inout AccelerometerEstimate) -> Rotation? {
         guard switches.isOn(.accelerometerTakesOver) else { return nil }
         accel.propose(diagonalHysteresis(m.accel, current: current), current: current, moving: m.moving, at: m.time)
-        guard let seen = accel.candidate, seen != diagonalHysteresis(m.estimate, current: current), m.accelReady,
+        guard let seen = accel.candidate, seen != diagonalHysteresis(m.estimate, current: current),
               m.time - accel.candidateSince >= configuration.dwellTime else { return nil }
-        return seen
+        return m.accelReady || accelerometerTurnEnding(m, proposal: seen) ? seen : nil
     }
 
     /// **gyroscopeCarriesQuarterTurn.** Fused, where the estimate keeps the current rotation only by the
@@ -146,31 +146,71 @@ extension Decision {
         return abs(meter.rate) < (m.fused ? c.fusedSettleRate : c.settleRate) && quiet
     }
 
-    /// **turnEnding.** Fused, a turn the gyroscope reads slowing down is over before it settles where it will
-    /// come to rest inside the new rotation's quadrant: its rate is under `fusedEndingRate` and less than at the
-    /// sample before, in the same direction; at that deceleration it stops within `fusedEndingTravel`; and where
-    /// it stops is within `fusedEndingMargin` of the new rotation's upright. The settle rate and time otherwise
-    /// cost a turn one or two samples after it ended, a tenth of a second at 10 Hz: the hand brakes a quarter
-    /// turn from 300–400°/s to under 120°/s by the last sample of the move. The intermediate quarter of a half
-    /// turn is passed at full speed, not braking, and a glance whose far end falls short of the margin changes
-    /// nothing; the accelerometer's own gates (`accelerometerAgrees`, `accelerometerSettled`) still apply. The
-    /// gyroscope is not asked about such a turn (`gyroscopeFollowed`) until the accelerometer has settled: one
-    /// that lags the gyroscope has seen only part of the turn, and a sound gyroscope would be found wrong.
+    /// **turnEnding.** A turn read slowing down is over before it settles where it will come to rest inside the
+    /// new rotation's quadrant: at that deceleration it stops within `endingTravel`, and where it stops is
+    /// near the new rotation's upright (`fusedEndingMargin`; accelerometer only, `endingMargin`). The settle rate and time otherwise cost a turn one
+    /// or two samples after it ended, a tenth of a second at 10 Hz: the hand brakes a quarter turn from
+    /// 300–400°/s to under 120°/s by the last sample of the move. Fused, the rate is the gyroscope's, under
+    /// `fusedEndingRate` and less than at the sample before, in the same direction. With the accelerometer
+    /// alone, the rate is that of the accelerometer's direction, smoothed (the settle rule's), under
+    /// `endingRate` and `endingBraking` times less than at the sample before: measured from noisy readings, a
+    /// steady turn's rate also dips from one sample to the next, and the middle of a slow half turn must not
+    /// count as its end. The intermediate quarter of a half turn is passed at full speed, not braking, and a
+    /// glance whose far end falls short of the margin changes nothing; the accelerometer's own gates
+    /// (`accelerometerAgrees`, `accelerometerSettled`) still apply while fused. The gyroscope is not asked about
+    /// such a turn (`gyroscopeFollowed`) until the accelerometer has settled: one that lags the gyroscope has
+    /// seen only part of the turn, and a sound gyroscope would be found wrong.
     ///
-    /// Shown by `traces/rotations-10hz-1` and the engine test "a quarter turn the gyroscope reads braking into
-    /// the new quadrant is published at that sample…"; on the shared traces it takes the fused p95 from 75 to
-    /// 40 ms (`Docs/bench-tail-targets.txt`).
+    /// Shown by `traces/rotations-10hz-1` and the engine tests of `TurnEndingTests`; on the shared traces it
+    /// takes the fused p95 from 75 to 40 ms, and the accelerometer-only p95 from 108 to 78 ms
+    /// (`Docs/bench-tail-targets.txt`).
     func turnEnding(_ m: Moment, proposal: Rotation) -> Bool {
         let c = configuration
-        guard switches.isOn(.turnEnding), published, m.fused, !m.moving, m.dt > 0 else { return false }
-        let now = abs(measuredRate), before = abs(previousMeasuredRate)
-        guard now < c.fusedEndingRate, now < before, measuredRate * previousMeasuredRate >= 0 else { return false }
+        guard switches.isOn(.turnEnding), published, !m.moving, m.dt > 0 else { return false }
+        return m.fused
+            ? Self.turnEnds(rate: measuredRate, previous: previousMeasuredRate, dt: m.dt, limit: c.fusedEndingRate,
+                            braking: 1, margin: c.fusedEndingMargin, direction: m.estimate, proposal: proposal, c)
+            : Self.turnEnds(rate: meter.rate, previous: previousSignedRate, dt: m.dt, limit: c.endingRate,
+                            braking: c.endingBraking, margin: c.endingMargin, direction: m.estimate, proposal: proposal, c)
+    }
+
+    /// Fused, whether the accelerometer-only path, kept alongside, would find its turn ending into `proposal` at
+    /// this sample (`turnEnding`): it then decides as soon as that path would on its own, when it takes over.
+    func accelerometerTurnEnding(_ m: Moment, proposal: Rotation) -> Bool {
+        let c = configuration
+        return switches.isOn(.turnEnding) && published && !m.moving && m.accelOutOfHold
+            && Self.turnEnds(rate: m.accelRate, previous: m.accelPreviousRate, dt: m.dt, limit: c.endingRate,
+                             braking: c.endingBraking, margin: c.endingMargin, direction: m.accel, proposal: proposal, c)
+    }
+
+    /// Whether a turn read at `rate` after `previous` (degrees per second, clockwise) `dt` s before, with gravity
+    /// along `direction`, is braking to rest within `margin` of `proposal`'s upright: under `limit`,
+    /// `braking` times less than before and the same way, and stopping within `endingTravel` at this
+    /// deceleration.
+    static func turnEnds(rate: Double, previous: Double, dt: Double, limit: Double, braking: Double, margin: Double,
+                         direction: Vector3, proposal: Rotation, _ c: EngineConfiguration) -> Bool {
+        let now = abs(rate), before = abs(previous)
+        guard dt > 0, now < limit, now * braking < before, rate * previous >= 0 else { return false }
         // Under a constant deceleration the turn stops after rate² / (2 × deceleration).
-        let travel = now * now * m.dt / (2 * (before - now))
-        guard travel <= c.fusedEndingTravel else { return false }
-        let f = m.estimate
-        let rest = Angles.atan2Degrees(f.x, -f.y) + (measuredRate < 0 ? -travel : travel)
-        return abs((rest - Double(proposal.degrees)).remainder(dividingBy: 360)) <= c.fusedEndingMargin
+        let travel = now * now * dt / (2 * (before - now))
+        guard travel <= c.endingTravel else { return false }
+        let rest = Angles.atan2Degrees(direction.x, -direction.y) + (rate < 0 ? -travel : travel)
+        return abs((rest - Double(proposal.degrees)).remainder(dividingBy: 360)) <= margin
+    }
+
+    /// **turnLeaving.** Fused, a change waits while the gyroscope reads the device turning away from the new
+    /// rotation's upright faster than `fusedLeavingRate` and faster than at the sample before: the device is
+    /// leaving the quadrant, not coming to rest in it. A flick pauses at its far end for a few samples and turns
+    /// back; where the settle rules let its far end through only at the first sample of the way back, it would be
+    /// published as the return began, and the return published again within the same move. Published at the
+    /// pause, or not at all, is what a person holding the device sees.
+    ///
+    /// Shown by the engine test "a flick's far end is published in its pause or not at all…".
+    func turnLeaving(_ m: Moment, proposal: Rotation) -> Bool {
+        let c = configuration
+        guard switches.isOn(.turnLeaving), published, m.fused, c.fusedLeavingRate > 0 else { return false }
+        let now = abs(measuredRate)
+        return now > c.fusedLeavingRate && now > 2 * abs(previousMeasuredRate)
     }
 
     /// **accelerometerAgrees.** Fused, a decision needs the accelerometer's own estimate within 60° of the new
@@ -208,10 +248,11 @@ extension Decision {
     /// Shown by the gyroscope ×0.001 copies (`traces-gyro0.001/flick-100hz-1`), and, confirmed, by
     /// `traces-sensors/clipped-rotations-50hz-2` and the engine test "once the gyroscope is confirmed, a turn is
     /// published when it reads the device at rest…".
-    func accelerometerSettled(_ m: Moment) -> Bool {
+    func accelerometerSettled(_ m: Moment, proposal: Rotation) -> Bool {
         guard m.fused, !m.gyroscopeConfirmed else { return true }
         let accelRate = abs(m.accelRate)
         return accelRate < configuration.settleRate || max(abs(meter.rate), previousRate) >= 0.25 * accelRate
+            || accelerometerTurnEnding(m, proposal: proposal)
     }
 
     /// **nearFlatTurnMeasured.** Fused, a change where the estimate leans back further than about 55° (gravity's
@@ -262,14 +303,15 @@ extension Decision {
 
     /// **gyroscopeFollowed.** Fused, before a change the gyroscope is asked whether it followed the turn the
     /// accelerometer saw (`GyroscopeCheck.followed`); one it did not follow is a finding, and the gyroscope is
-    /// dropped there and then. The change still stands where the accelerometer-only path would make it now.
+    /// dropped there and then. The change still stands where the accelerometer-only path would make it now
+    /// (settled, or its turn ending).
     /// After every change the gyroscope is asked again once the accelerometer has settled
     /// (`FusedEstimate.askAgain`), and only then about a turn that was still ending (`turnEnding`).
     ///
     /// No trace or engine test changes with it alone off: `accelerometerTakesOver` asks too.
-    func gyroscopeFollowed(_ m: Moment, gyro: inout FusedEstimate) -> Bool {
+    func gyroscopeFollowed(_ m: Moment, proposal: Rotation, gyro: inout FusedEstimate) -> Bool {
         guard m.fused, published else { return true }
-        return gyro.followed(at: m.time, accel: m.accel) || m.accelReady
+        return gyro.followed(at: m.time, accel: m.accel) || m.accelReady || accelerometerTurnEnding(m, proposal: proposal)
     }
 
     /// **inputsHold.** The published `inputs` change only once the new value has held for `inputsHoldTime`

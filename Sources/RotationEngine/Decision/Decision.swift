@@ -25,6 +25,10 @@ struct Decision: Sendable {
         let accelReady: Bool
         /// The accelerometer-only path's turn rate, kept while fused, degrees per second.
         let accelRate: Double
+        /// `accelRate` at the previous sample.
+        let accelPreviousRate: Double
+        /// Whether the accelerometer-only path is out of its motion hold.
+        let accelOutOfHold: Bool
         /// The rotation published last; nil until one is.
         let current: Rotation?
         /// Whether the gyroscope has followed a turn the accelerometer saw (`GyroscopeCheck.confirmed`).
@@ -38,6 +42,8 @@ struct Decision: Sendable {
     private(set) var meter = TurnRateMeter()
     /// |`meter.rate`| at the previous sample.
     private(set) var previousRate = 0.0
+    /// `meter.rate` at the previous sample, signed.
+    private(set) var previousSignedRate = 0.0
     /// The gyroscope's in-plane rate as read at this sample, degrees per second, clockwise (0 while the
     /// accelerometer decides).
     private(set) var measuredRate = 0.0
@@ -81,11 +87,16 @@ struct Decision: Sendable {
     }
 
     /// The accelerometer-only path takes over from a gyroscope found wrong, in the state it would have had all
-    /// along (its turn meter and motion hold, kept while fused): the estimate it takes over moved to where the
-    /// accelerometer is, a move that must not count as a turn still to settle.
+    /// along (its turn meter, motion hold and the quadrant it proposed, kept while fused): the estimate it takes
+    /// over moved to where the accelerometer is, a move that must not count as a turn still to settle, and a
+    /// quadrant it has proposed for the dwell time need not wait it out again.
     mutating func takeOver(from accel: AccelerometerEstimate) {
         meter = accel.meter
         holdUntil = max(holdUntil, accel.holdUntil)
+        if let seen = accel.candidate {
+            candidate = seen
+            candidateSince = accel.candidateSince
+        }
     }
 
     /// Measures the turn of the estimate in force, `f`: by the gyroscope's in-plane `rate` while fused, by the
@@ -98,6 +109,7 @@ struct Decision: Sendable {
         foundFinished = turnedUnobserved && finishedTurnFound(s, fused: fused, rate: rate, confirmed: confirmed)
         if turnedUnobserved && !foundFinished { meter.noteUnobserved(until: s.time) }
         previousRate = abs(meter.rate)
+        previousSignedRate = meter.rate
         previousMeasuredRate = measuredRate
         measuredRate = fused ? rate : 0
         if fused {
@@ -189,11 +201,12 @@ struct Decision: Sendable {
             let pass = switch rule {
             case .dwell: dwell(m)
             case .settled: settled(m) || { ending = turnEnding(m, proposal: proposal); return ending }()
+            case .turnLeaving: !turnLeaving(m, proposal: proposal)
             case .accelerometerAgrees: accelerometerAgrees(proposal, m)
             case .nearFlatAccelerometerInQuadrant: nearFlatAccelerometerInQuadrant(proposal, m)
-            case .accelerometerSettled: accelerometerSettled(m)
+            case .accelerometerSettled: accelerometerSettled(m, proposal: proposal)
             case .nearFlatTurnMeasured: nearFlatTurnMeasured(proposal, m, gyro: gyro)
-            case .gyroscopeFollowed: ending || gyroscopeFollowed(m, gyro: &gyro)
+            case .gyroscopeFollowed: ending || gyroscopeFollowed(m, proposal: proposal, gyro: &gyro)
             default: true
             }
             if !pass { return false }

@@ -27,6 +27,8 @@ public enum DecisionRule: Int, CaseIterable, Sendable {
     case settled
     /// Fused, a turn the gyroscope reads braking to rest inside the new quadrant need not settle.
     case turnEnding
+    /// Fused, a change waits while the gyroscope reads the device speeding away from the new rotation's upright.
+    case turnLeaving
     /// Fused, a decision needs the accelerometer's own reading within 60° of the new rotation.
     case accelerometerAgrees
     /// Fused, near flat, a decision needs the accelerometer's own reading in the new rotation's quadrant.
@@ -55,7 +57,7 @@ public enum DecisionRule: Int, CaseIterable, Sendable {
 
     /// The rules a new rotation must pass, in order; each says whether it applies to the first decision.
     static let rotationGates: [DecisionRule] = [
-        .dwell, .settled, .accelerometerAgrees, .nearFlatAccelerometerInQuadrant, .accelerometerSettled,
+        .dwell, .settled, .turnLeaving, .accelerometerAgrees, .nearFlatAccelerometerInQuadrant, .accelerometerSettled,
         .nearFlatTurnMeasured, .gyroscopeFollowed,
     ]
 }

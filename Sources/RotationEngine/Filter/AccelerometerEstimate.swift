@@ -11,6 +11,8 @@ struct AccelerometerEstimate: Sendable {
     private var lowPass = AccelerometerGravity()
     /// The accelerometer's turn meter, kept while fused.
     private(set) var meter = TurnRateMeter()
+    /// `meter.rate` at the previous sample.
+    private(set) var previousRate = 0.0
     /// The end of the accelerometer-only motion hold, kept while fused.
     private(set) var holdUntil: Double = -.infinity
     /// The quadrant the accelerometer alone proposes while fused, and since when.
@@ -35,6 +37,7 @@ struct AccelerometerEstimate: Sendable {
     /// Keeps the accelerometer-only path's turn meter and motion hold up while the fused estimate decides.
     mutating func shadow(_ sample: SampleGate.Admitted, _ c: EngineConfiguration) {
         let g = lowPass.gravity
+        previousRate = meter.rate
         meter.update(cosA: -g.y, sinA: g.x, time: sample.time, dt: sample.dt, timeConstant: c.rateSmoothingTime,
                      limit: c.settleRate)
         if sample.moving { holdUntil = sample.time + c.motionHoldoff }
