@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RotationEngine
+import RotationProtocol
 
 /// The `turnLeaving` rule: a flick's far end is published while the device pauses there, or not at all; never as
 /// the device turns back.
