@@ -2,7 +2,7 @@
 # Installs the Debian packages rotationd builds, tests, packages and runs with. Safe to run again.
 #   build and run:  libiio-dev libudev-dev
 #   sensor and service tests:  umockdev python3-gi gir1.2-umockdev-1.0 systemd libiio-utils socat locales, and gcc
-#     with libc6-dev to build Tests/Testbed/kernel/iio-kernel.c (the kernel's write rules for emulated devices)
+#     with libc6-dev to build Tests/Testbed/kernel (the kernel's write rules for emulated devices)
 #   make deb (the Build-Depends of debian/control):  debhelper scdoc
 #   packaging tests:  man-db (man --warnings), bash-completion, binutils (nm, readelf), dpkg-dev,
 #     init-system-helpers (deb-systemd-helper, for the maintainer scripts run in a scratch root), lintian,

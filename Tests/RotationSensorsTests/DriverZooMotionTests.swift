@@ -6,7 +6,7 @@ import TestSupport
 
 /// The zoo's parts watching for motion themselves while the device is still: each driver's event armed from the
 /// files its kernel source creates (`Tests/fixtures/zoo/*.umockdev`), raised by the emulated hardware in the
-/// driver's units (`umockdev-driver.py`, `MotionEvent`) through the event descriptor `iio-kernel.c` hands out.
+/// driver's units (`umockdev-driver.py`, `MotionEvent`) through the event descriptor the emulated kernel (`Tests/Testbed/kernel`) hands out.
 extension DriverZooTests {
     /// The fixtures whose display accelerometer has a motion event and the interrupt line it needs.
     static let eventDrivers = ["bmc150-dual", "kxcjk-1013", "inv_mpu6050", "bmi323", "st_lsm6dsx", "mma8452"]

@@ -5,7 +5,7 @@ import TestSupport
 /// Ten drivers that Linux tablets, convertibles and phones ship, each emulated as its kernel source lays it out
 /// (`Tests/fixtures/zoo`: a `.umockdev` file and a `.json` sidecar naming the kernel files, what the hardware
 /// reads, the driver's refusals and what a run must show), with writes refused as the kernel refuses them
-/// (`Tests/Testbed/kernel/iio-kernel.c`).
+/// (`Tests/Testbed/kernel`).
 @Suite("Real drivers: emulated from their kernel sources, with the kernel's refusals")
 struct DriverZooTests {
     /// The fixtures a correct part runs end to end with.

@@ -2,14 +2,14 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The emulated kernel refuses what the real one refuses (`Tests/Testbed/kernel/iio-kernel.c`), so the sensor tests
-/// fail the way a device does. Writes go through libiio as rotationd's do (`Tests/fixtures/iio-write.py`).
+/// The emulated kernel refuses what the real one refuses (`Tests/Testbed/kernel`), so the sensor tests
+/// fail the way a device does. Writes go through libiio as rotationd's do (`Tests/Testbed/probes/iio-write.py`).
 @Suite("The test bed's kernel refuses writes as the IIO core and the drivers do")
 struct KernelRulesTests {
     /// Writes each (device, file, value) in order through libiio, as the program under test.
     static func attrs(_ fixture: String, _ writes: [(String, String, String)], then steps: [Step] = []) async throws -> Testbed.Result {
         try await Testbed.run(devices: [fixture], steps: [.start, .exit(within: Tolerance.exit)] + steps,
-                            arguments: [Testbed.fixtures.appendingPathComponent("iio-write.py").path]
+                            arguments: [Testbed.probes.appendingPathComponent("iio-write.py").path]
                                 + writes.flatMap { [$0.0, $0.1, $0.2] },
                             program: "/usr/bin/python3")
     }
@@ -118,7 +118,7 @@ struct KernelRulesTests {
         let play: [Step] = steps.contains { $0.hasPrefix("wait ") }
             ? [.wait(.stdout("^ready$", within: Tolerance.probe)), .play("zoo/four-poses.csv", seconds: 20)] : []
         return try await Testbed.run(devices: [fixture], steps: [.start] + play + [.exit(within: Tolerance.probe)] + more,
-                            arguments: [Testbed.fixtures.appendingPathComponent("iio-events.py").path] + steps,
+                            arguments: [Testbed.probes.appendingPathComponent("iio-events.py").path] + steps,
                             program: "/usr/bin/python3")
     }
 

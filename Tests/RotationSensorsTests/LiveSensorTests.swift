@@ -5,7 +5,7 @@ import TestSupport
 
 /// The real `rotationd` against emulated IIO devices from `Tests/fixtures/*.umockdev`.
 ///
-/// Each test drives the devices with `Tests/fixtures/umockdev-driver.py` and fails when an expected rotation is
+/// Each test drives the devices with `Tests/Testbed/umockdev-driver.py` and fails when an expected rotation is
 /// not published in time, when another one is, or when the daemon exits.
 @Suite("Live sensors under umockdev", .serialized)
 struct LiveSensorTests {

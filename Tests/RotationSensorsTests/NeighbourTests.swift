@@ -5,9 +5,9 @@ import TestSupport
 /// rotationd beside the other programs that read the same accelerometer on a desktop, on each driver of the zoo:
 /// a raw poller (rot8 and shell scripts read in_accel_*_raw) and iio-sensor-proxy itself (the real one, Debian's
 /// 3.0, claimed by `monitor-sensor --accel`), all inside one umockdev testbed under the kernel's refusals
-/// (`Tests/Testbed/kernel/iio-kernel.c`: a raw read while a raw-busy driver's buffer runs is EBUSY, and a device node is
+/// (`Tests/Testbed/kernel`: a raw read while a raw-busy driver's buffer runs is EBUSY, and a device node is
 /// held by one open file at a time). The steps that start them are the driver's `raw-poller` and `sensor-proxy`
-/// (`Tests/fixtures/umockdev-driver.py`).
+/// (`Tests/Testbed/umockdev-driver.py`).
 ///
 /// The four-poses trace is played into the parts; a neighbour must go on seeing every pose while rotationd runs,
 /// and rotationd must report them too.

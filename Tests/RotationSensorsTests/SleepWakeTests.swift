@@ -6,7 +6,7 @@ import TestSupport
 /// (the still pace, a part's motion event armed), then the system is suspended for 3 s (`umockdev-driver.py`'s
 /// `suspend` step: the service is stopped, its CLOCK_MONOTONIC held back by the time slept while CLOCK_BOOTTIME is
 /// not, and a CLOCK_REALTIME timerfd armed with TFD_TIMER_CANCEL_ON_SET is cancelled at the resume, by
-/// `iio-kernel.c`), and while asleep the device is turned a quarter or a half and held. The new rotation must be
+/// the emulated kernel (`Tests/Testbed/kernel`)), and while asleep the device is turned a quarter or a half and held. The new rotation must be
 /// published within 0.5 s of the wake.
 ///
 /// Traces: `zoo/sleep-turn-90.csv` and `zoo/sleep-turn-180.csv` (`scripts/make-sleep-trace.py`): upright until
@@ -116,7 +116,7 @@ struct SleepWakeTests {
                               .wait(.stdout("polling")), .sleep(0.5), .suspend(1.5), .wait(.stdout("polled")),
                               .exit(within: Tolerance.slowReply)]
         let r = try await Testbed.run(devices: [], steps: steps,
-                                          arguments: [Testbed.fixtures.appendingPathComponent("sleep-probe.py").path],
+                                          arguments: [Testbed.probes.appendingPathComponent("sleep-probe.py").path],
                                           program: "/usr/bin/python3")
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         func numbers(_ prefix: String) -> [Double] {

@@ -10,7 +10,7 @@ import Testing
 @Suite("The capture example", .serialized)
 struct CaptureExampleTests {
     static let script = PackagePaths.root.appendingPathComponent("Docs/examples/capture.py").path
-    static let checker = PackagePaths.root.appendingPathComponent("Tests/fixtures/jpeg-corner.py").path
+    static let checker = PackagePaths.root.appendingPathComponent("Tests/tools/jpeg-corner.py").path
     static let source = "videotestsrc num-buffers=1 pattern=white ! video/x-raw,width=64,height=48 ! videobox right=-576 bottom=-432 fill=black"
     static let corners = [0: "top-left", 90: "top-right", 180: "bottom-right", 270: "bottom-left"]
 

@@ -9,8 +9,11 @@ public enum Testbed {
     /// The package root, found from this file's path.
     public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    /// The umockdev files, traces and helper scripts the steps name.
+    /// The umockdev files and traces the steps name.
     public static let fixtures = root.appendingPathComponent("Tests/fixtures")
+    /// The programs a test runs inside the testbed beside rotationd or instead of it (`iio-write.py`,
+    /// `iio-events.py`, `sleep-probe.py`), which talk to the emulated kernel through libiio as rotationd does.
+    public static let probes = root.appendingPathComponent("Tests/Testbed/probes")
     /// The driver, relative to the package root.
     public static let driverPath = "Tests/Testbed/umockdev-driver.py"
     /// The driver.

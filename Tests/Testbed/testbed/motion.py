@@ -7,7 +7,7 @@ from .kernel import KernelLog
 
 
 class MotionEvent:
-    """A part's motion event, raised as its hardware and driver would, into the FIFO that iio-kernel.c hands out
+    """A part's motion event, raised as its hardware and driver would, into the FIFO that the emulated kernel (Tests/Testbed/kernel) hands out
     as the device's event descriptor (iio-events/DEVICE under the testbed root).
 
     The spec (a device's "events" in the sidecar) says what the hardware compares and what the driver reports:
@@ -21,7 +21,7 @@ class MotionEvent:
       "type":      "thresh", "mag" or "roc"; "direction": "either", "rising", or "sign" (rising or falling by the
                    change's sign)
     Files are under the device's directory. An event fires on an enabled axis whose change exceeds the threshold,
-    while the part is powered (iio-events/DEVICE.powered, when iio-kernel.c keeps one, reads 1) and a descriptor
+    while the part is powered (iio-events/DEVICE.powered, when the emulated kernel (Tests/Testbed/kernel) keeps one, reads 1) and a descriptor
     is open (else the FIFO has no reader and nothing is queued, as in the kernel).
     """
 
