@@ -14,7 +14,8 @@ FILE_LIMIT, FUNCTION_LIMIT = 500, 60
 
 
 def main():
-    files = sorted(glob.glob(os.path.join(HERE, "*.py")) + glob.glob(os.path.join(HERE, "testbed", "*.py")))
+    files = sorted(glob.glob(os.path.join(HERE, "*.py")) + glob.glob(os.path.join(HERE, "testbed", "*.py"))
+                   + glob.glob(os.path.join(HERE, "probes", "*.py")))
     functions, over = [], False
     for path in files:
         with open(path) as f:
