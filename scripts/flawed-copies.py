@@ -13,6 +13,10 @@ KIND is one of:
     gyrogap     the gyroscope columns left empty for 0.27 s every 3 s (a reading missing just longer than the
                 engine's gyroTimeout, as a separate gyroscope's batch that comes late); traces without them are
                 skipped
+    relativeF   a part whose flaws are in proportion to whatever it reads for 1 g: the accelerometer columns
+                multiplied by F (relative0.1 for a scale ten times too small, relative1 to keep it), then per
+                trace a gain error of up to 5 % and an offset of up to a tenth of the copy's own 1 g on each
+                axis, and noise of 0.2, 0.5 or 1 % of it on every reading
 
 The labels are copied unchanged: the motion is the same, only the part reads it differently.
 """
@@ -30,11 +34,13 @@ def main():
         sys.exit(__doc__)
     source, out, kind = sys.argv[1:4]
     seed = int(sys.argv[4]) if len(sys.argv) == 5 else 1
-    if kind not in ("offset", "posture") and not kind.startswith("gyro"):
-        sys.exit("flawed-copies: unknown KIND %r; use offset, posture, gyrogap or gyroF (such as gyro1000)" % kind)
+    if kind not in ("offset", "posture") and not kind.startswith("gyro") and not kind.startswith("relative"):
+        sys.exit("flawed-copies: unknown KIND %r; use offset, posture, gyrogap, gyroF (such as gyro1000) or relativeF"
+                 " (such as relative0.1)" % kind)
     posture = kind == "posture"
     gap = kind == "gyrogap"
     factor = float(kind[4:]) if kind.startswith("gyro") and not gap else None
+    relative = float(kind[8:]) if kind.startswith("relative") else None
     os.makedirs(out, exist_ok=True)
     written = 0
     for path in sorted(glob.glob(os.path.join(source, "*.csv"))):
@@ -53,6 +59,12 @@ def main():
             flawed = [1, 2, 3] + [columns.index(c) for c in ("bx", "by", "bz")]
             offset = [draw.uniform(-0.4, 0.4) for _ in flawed]
             gain = [1 + draw.uniform(-0.05, 0.05) for _ in flawed]
+        if relative is not None:
+            first = [float(x) for x in lines[1].split(",")[1:4]]
+            g = relative * sum(x * x for x in first) ** 0.5
+            offset = [draw.uniform(-0.1, 0.1) * g for _ in range(3)]
+            gain = [relative * (1 + draw.uniform(-0.05, 0.05)) for _ in range(3)]
+            noise = draw.choice([0.002, 0.005, 0.01]) * g
         rows = [header]
         for line in lines[1:]:
             # An empty gyroscope field (a sample without a reading) stays empty.
@@ -64,6 +76,9 @@ def main():
                 for k, i in enumerate(flawed):
                     if v[i] is not None:
                         v[i] = v[i] * gain[k] + offset[k] + draw.gauss(0, 0.15)
+            elif relative is not None:
+                for i in range(3):
+                    v[1 + i] = v[1 + i] * gain[i] + offset[i] + draw.gauss(0, noise)
             elif factor is None:
                 for i in range(3):
                     v[1 + i] = v[1 + i] * gain[i] + offset[i]

@@ -12,19 +12,16 @@ SWIFT=${SWIFT:-swift}
 ./scripts/test-sanitizers.sh build thread >/dev/null || { echo "soak: the ThreadSanitizer build failed" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-idle() {
-    if command -v chrt >/dev/null && chrt -i 0 true 2>/dev/null; then
-        chrt -i 0 ionice -c 3 "$@"
-    else
-        nice -n 19 "$@"
-    fi
-}
 failed_runs=0
 printf '%-4s %-7s %6s  %s\n' run status seconds "failed tests" >"$work/table"
 i=1
 while [ "$i" -le "$runs" ]; do
     rm -rf .build/sanitize-address
-    idle "$SWIFT" build --build-path .build/sanitize-address --sanitize=address --build-tests >"$work/asan.log" 2>&1 &
+    # In a session of its own, so that the compilers it starts end with it.
+    setsid sh -c 'if command -v chrt >/dev/null && chrt -i 0 true 2>/dev/null; then set -- chrt -i 0 ionice -c 3 "$@"
+                  else set -- nice -n 19 "$@"; fi
+                  exec "$@" build --build-path .build/sanitize-address --sanitize=address --build-tests' sh "$SWIFT" \
+        >"$work/asan.log" 2>&1 &
     builder=$!
     : >"$work/failures"
     start=$(date +%s)
@@ -35,9 +32,10 @@ while [ "$i" -le "$runs" ]; do
         failed_runs=$((failed_runs + 1))
     fi
     seconds=$(($(date +%s) - start))
-    pkill -P "$builder" 2>/dev/null
-    kill "$builder" 2>/dev/null
+    # Every process of its session: the compiler drivers put themselves in process groups of their own.
+    pkill -KILL -s "$builder" 2>/dev/null
     wait "$builder" 2>/dev/null
+    while pgrep -s "$builder" >/dev/null; do pkill -KILL -s "$builder"; sleep 1; done
     names=$(grep '✘ Test .* failed' "$work/failures" 2>/dev/null | sed 's/.*✘ Test //; s/ failed after.*//' | cut -c1-70 |
         sort -u | tr '\n' ';')
     [ "$status" = FAILED ] && [ -z "$names" ] && names="(see the log: $(tail -n 1 "$work/run-$i.log"))"
