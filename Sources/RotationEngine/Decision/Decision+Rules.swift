@@ -170,7 +170,7 @@ extension Decision {
         return m.fused
             ? Self.turnEnds(rate: measuredRate, previous: previousMeasuredRate, dt: m.dt, limit: c.fusedEndingRate,
                             braking: 1, margin: c.fusedEndingMargin, direction: m.estimate, proposal: proposal, c)
-            : Self.turnEnds(rate: meter.rate, previous: previousSignedRate, dt: m.dt, limit: c.endingRate,
+            : Self.turnEnds(rate: meter.rate, previous: previousRate, dt: m.dt, limit: c.endingRate,
                             braking: c.endingBraking, margin: c.endingMargin, direction: m.estimate, proposal: proposal, c)
     }
 
@@ -251,7 +251,7 @@ extension Decision {
     func accelerometerSettled(_ m: Moment, proposal: Rotation) -> Bool {
         guard m.fused, !m.gyroscopeConfirmed else { return true }
         let accelRate = abs(m.accelRate)
-        return accelRate < configuration.settleRate || max(abs(meter.rate), previousRate) >= 0.25 * accelRate
+        return accelRate < configuration.settleRate || max(abs(meter.rate), abs(previousRate)) >= 0.25 * accelRate
             || accelerometerTurnEnding(m, proposal: proposal)
     }
 

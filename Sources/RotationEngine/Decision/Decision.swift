@@ -40,10 +40,8 @@ struct Decision: Sendable {
     let switches: RuleSwitches
     /// The turn meter of the estimate in force.
     private(set) var meter = TurnRateMeter()
-    /// |`meter.rate`| at the previous sample.
+    /// `meter.rate` at the previous sample.
     private(set) var previousRate = 0.0
-    /// `meter.rate` at the previous sample, signed.
-    private(set) var previousSignedRate = 0.0
     /// The gyroscope's in-plane rate as read at this sample, degrees per second, clockwise (0 while the
     /// accelerometer decides).
     private(set) var measuredRate = 0.0
@@ -108,8 +106,7 @@ struct Decision: Sendable {
         let c = configuration
         foundFinished = turnedUnobserved && finishedTurnFound(s, fused: fused, rate: rate, confirmed: confirmed)
         if turnedUnobserved && !foundFinished { meter.noteUnobserved(until: s.time) }
-        previousRate = abs(meter.rate)
-        previousSignedRate = meter.rate
+        previousRate = meter.rate
         previousMeasuredRate = measuredRate
         measuredRate = fused ? rate : 0
         if fused {
