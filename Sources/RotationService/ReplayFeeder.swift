@@ -57,12 +57,9 @@ public final class ReplayFeeder: InputFeed, @unchecked Sendable {
                 : "t = \(f(start)) s + (trace time - \(f(origin)) s) / \(speed)"
             Log.info("replaying on CLOCK_MONOTONIC, as a live sensor: \(mapping)")
         }
-        var due = -Double.infinity
-        var previous = -Double.infinity
+        var pace = ReplayPace()
         for var s in samples {
-            let slack = s.time > previous ? (s.time - previous) / 2 : 0
-            previous = s.time
-            if s.time < due - slack { continue }
+            guard pace.reads(s.time) else { continue }
             if ignoreGyro { s.angularVelocity = nil }
             if realtime {
                 let due = start + (s.time - origin) / speed
@@ -76,12 +73,7 @@ public final class ReplayFeeder: InputFeed, @unchecked Sendable {
                 return
             }
             let interval = clock == .monotonic ? runner.feed(s, publishedAt: start + (s.time - origin) / speed) : runner.feed(s)
-            if interval <= 0 {
-                due = -.infinity
-            } else {
-                // Reads keep their rhythm, as a poller's do, unless the trace itself paused longer.
-                due = due.isFinite && due + interval > s.time ? due + interval : s.time + interval
-            }
+            pace.read(at: s.time, interval: interval)
         }
     }
 

@@ -13,21 +13,17 @@ struct TurnLeavingTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("fixtures/traces/offset18-flick-100hz-1")
 
-    /// What an engine with `configuration` publishes from `samples` read as `rotationd --replay` reads them: at
-    /// the sampling policy's pace (slow while the device is still), reads keeping their rhythm.
+    /// What an engine with `configuration` publishes from `samples` read as `rotationd --replay` reads them, at
+    /// the sampling policy's pace (`ReplayPace`).
     static func paced(_ samples: [Sample], _ configuration: EngineConfiguration) -> [Published] {
         var engine = OrientationEngine(configuration: configuration)
         var policy = SamplingPolicy()
+        var pace = ReplayPace()
         var published: [Published] = []
-        var due = -Double.infinity, previous = -Double.infinity
-        for s in samples {
-            let slack = s.time > previous ? (s.time - previous) / 2 : 0
-            previous = s.time
-            if s.time < due - slack { continue }
+        for s in samples where pace.reads(s.time) {
             if let state = engine.process(s) { published.append(Published(time: s.time, state: state)) }
             policy.update(s, engineQuiet: engine.isQuiet)
-            let interval = policy.interval
-            due = interval <= 0 ? -.infinity : due.isFinite && due + interval > s.time ? due + interval : s.time + interval
+            pace.read(at: s.time, interval: policy.interval)
         }
         return published
     }
