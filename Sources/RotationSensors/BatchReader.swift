@@ -6,7 +6,7 @@ import RotationProtocol
 /// Reads the buffers of `BufferedCapture` at one pace: batches decoded into samples, each accelerometer sample
 /// paired with the separate gyroscope's reading that covers it, and delivered in time order.
 ///
-/// The separate gyroscope's readings of the last second (`rates`) and where they last matched (`anchor`) are kept
+/// The separate gyroscope's readings of the last second and where they last matched (`GyroscopeReadings`) are kept
 /// across changes of pace. Owned by the sensor thread.
 final class BatchReader {
     /// The buffers open at one pace.
@@ -15,16 +15,10 @@ final class BatchReader {
         var gyro: BufferStream?
     }
 
-    /// How far the accelerometer's direction may have moved from where a gyroscope reading last matched for the
-    /// latest reading to stand in for a missing one: farther than a still part's noise.
-    static let standInAngle = 5.0
-
     private let part: CapturedPart
     /// The separate gyroscope's readings of the last second, kept across changes of pace: reopened at the still
     /// pace, its first batch takes a wake-up to fill, and until then the last readings stand in.
-    private var rates: [(time: Double, rate: Vector3)] = []
-    /// The accelerometer's reading when one last matched a gyroscope reading.
-    private var anchor: Vector3?
+    private var readings = GyroscopeReadings()
 
     // One pace's reading (`read`).
     private var pace = BufferedCapture.Pace(hz: 1, batch: 1)
@@ -54,9 +48,8 @@ final class BatchReader {
         part.takeRaw { [self] acceleration in
             if let gyro = part.gyro, part.gyroOnAccelDevice {
                 if case .value(let g) = part.readRaw(gyro, part.gyroPaths) { return gyro.calibration.apply(raw: g) }
-            } else if part.gyro != nil, let anchor, let last = rates.last,
-                      BatchReader.within(BatchReader.standInAngle, anchor, acceleration) {
-                return last.rate
+            } else if part.gyro != nil {
+                return readings.standIn(for: acceleration)
             }
             return nil
         }
@@ -100,7 +93,7 @@ final class BatchReader {
             let now = MonotonicClock.now()
             if let outcome = checkSilence(now) { return outcome }
             if let outcome = deliverPending(now, gyroPolled: gyroPolled) { return outcome }
-            if let cut = rates.firstIndex(where: { $0.time >= now - 1 }), cut > 0 { rates.removeFirst(cut) }
+            readings.trim(now)
             if (source.readInterval > 0 && now >= holdUntil) != still { return nil }
         }
     }
@@ -182,7 +175,7 @@ final class BatchReader {
     private func deliverPending(_ now: Double, gyroPolled: Bool) -> SensorCapture.Outcome? {
         let period = 1 / pace.hz
         let separate = part.gyro != nil && !part.gyroOnAccelDevice
-        let covered = gyroStream == nil || still ? Double.infinity : (rates.last?.time ?? -.infinity) + period / 2
+        let covered = gyroStream == nil || still ? Double.infinity : (readings.rates.last?.time ?? -.infinity) + period / 2
         // A separate gyroscope without a buffer of its own is read once a batch.
         let polled = separate && gyroPolled && !pending.isEmpty ? part.polledGyro() : nil
         var sent = 0
@@ -207,39 +200,14 @@ final class BatchReader {
         return nil
     }
 
-    /// The separate gyroscope's reading for `s`: the one nearest its time within `window`.
-    ///
-    /// While still, a sample can go out before the gyroscope's batch that covers it (and the first batch after a
-    /// change of pace takes a wake-up to fill). The latest reading stands in while the accelerometer shows the
-    /// device where it was when a reading last matched: without one the engine would fall back to the
-    /// accelerometer alone, and back, at every batch; past that point the device may be turning, and a rate from
-    /// before the turn must not say it is not.
+    /// The separate gyroscope's reading for `s`: the one nearest its time within `window`; while still, where
+    /// none is (a sample can go out before the batch that covers it, and the first batch after a change of pace
+    /// takes a wake-up to fill), the latest while the device is where a reading last matched
+    /// (`GyroscopeReadings.standIn`): without one the engine would fall back to the accelerometer alone, and back,
+    /// at every batch.
     private func standIn(for s: Sample, within window: Double) -> Vector3? {
-        if let rate = BatchReader.rate(at: s.time, in: rates, within: window) {
-            anchor = s.acceleration
-            return rate
-        }
-        if still, let anchor, let last = rates.last, BatchReader.within(BatchReader.standInAngle, anchor, s.acceleration) {
-            return last.rate
-        }
-        return nil
-    }
-
-    /// Whether directions `a` and `b` lie within `degrees` of each other.
-    static func within(_ degrees: Double, _ a: Vector3, _ b: Vector3) -> Bool {
-        let lengths = a.length * b.length
-        return lengths > 0 && a.dot(b) >= lengths * Angles.cosDegrees(degrees)
-    }
-
-    /// The gyroscope reading nearest `time` among `rates` (in time order), if one lies within `window`.
-    private static func rate(at time: Double, in rates: [(time: Double, rate: Vector3)], within window: Double) -> Vector3? {
-        var best: (Double, Vector3)?
-        for r in rates.reversed() {
-            let d = abs(r.time - time)
-            if d <= window, best.map({ d < $0.0 }) ?? true { best = (d, r.rate) }
-            if r.time < time - window { break }
-        }
-        return best?.1
+        if let rate = readings.reading(at: s.time, acceleration: s.acceleration, within: window) { return rate }
+        return still ? readings.standIn(for: s.acceleration) : nil
     }
 
     /// One refill: the bytes read, or how the capture ends.
@@ -260,7 +228,7 @@ final class BatchReader {
         guard let gyro = part.gyro else { return }
         let times = stream.times(bytes: bytes, hz: BufferedCapture.gyroRate(part, pace), now: MonotonicClock.now())
         stream.forEachScan(bytes: bytes) { i, _, v, _ in
-            rates.append((times[i], gyro.calibration.apply(raw: Vector3(v[0], v[1], v[2]))))
+            readings.append(times[i], gyro.calibration.apply(raw: Vector3(v[0], v[1], v[2])))
         }
     }
 }

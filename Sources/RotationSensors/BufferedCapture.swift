@@ -46,6 +46,7 @@ final class BufferedCapture {
         while true {
             // The last pace's buffers are released by now: the part can watch for motion itself.
             if !first, source.readInterval > 0, MonotonicClock.now() >= holdUntil {
+                part.confirmPolledGyro()
                 var end = events.watchWhileStill(takeOne: reader.takeOne)
                 if case .unavailable = end { end = HysteresisWatch(part: part).watchWhileStill() }
                 switch end {
@@ -90,7 +91,7 @@ final class BufferedCapture {
         guard let gyro = part.gyro, let gyroDev = part.gyroDev, let files = part.gyroFiles else { return false }
         let buffered = gyro.plan.mode == .buffered && !PartSettings.bufferRuns(gyro.id)
             && attach(gyro.trigger, to: gyroDev, gyro.id, files: files)
-        if !buffered { part.keepPolledGyroIfFast() }
+        if !buffered { part.checkPolledGyro() }
         return buffered
     }
 

@@ -7,7 +7,9 @@
 /// their `read_raw`: bmc150, kxcjk-1013, mxc4005, stk8312, stk8ba50, st_accel, inv_mpu6050, bmi323, st_lsm6dsx,
 /// mma8452 among the parts tablets ship). On a desktop, iio-sensor-proxy polls such parts' `in_accel_*_raw` every
 /// 700 ms, and reads a HID sensor hub through its buffer, opening the node on every tick; rot8 and scripts poll the
-/// raw attributes too. So the buffer is used only where that refuses nobody. A plain value, from what discovery
+/// raw attributes too. So the buffer is used only where that refuses nobody. A gyroscope on a device of its own
+/// (st_lsm6dsx, bmg160) has no such neighbour: iio-sensor-proxy reads no gyroscope, and pollers read the
+/// accelerometer, so its buffer is held unless another reader is seen on it. A plain value, from what discovery
 /// found (`SensorDescription`).
 public struct CapturePlan: Sendable, Hashable {
     /// How samples are taken.
@@ -48,14 +50,14 @@ public struct CapturePlan: Sendable, Hashable {
     public init(_ sensor: SensorDescription) {
         self.init(canBuffer: sensor.capture == .buffered, pollingReason: sensor.pollingReason, name: sensor.name,
                   trigger: sensor.trigger, hasRaw: sensor.hasRaw, bufferEnabled: sensor.bufferEnabled,
-                  sensorProxyType: sensor.sensorProxyType)
+                  sensorProxyType: sensor.sensorProxyType, gyroscopeAlone: sensor.isGyroscopeAlone)
     }
 
     /// The plan from the facts it is chosen on: whether the driver offers a buffer that can run (else why not),
     /// the device's name and trigger, whether it has raw attributes, whether its buffer is enabled by another
-    /// program, and iio-sensor-proxy's udev tag.
+    /// program, iio-sensor-proxy's udev tag, and whether the device is a gyroscope with no accelerometer channels.
     init(canBuffer: Bool, pollingReason: String?, name: String, trigger: String?, hasRaw: Bool, bufferEnabled: Bool,
-         sensorProxyType: String?) {
+         sensorProxyType: String?, gyroscopeAlone: Bool = false) {
         let proxy = sensorProxyType.map { "iio-sensor-proxy (udev IIO_SENSOR_PROXY_TYPE=\($0))" }
         neighbour = bufferEnabled ? "another program's buffer (buffer/enable reads 1)" + (proxy.map { ", " + $0 } ?? "") : proxy
         mode = .polled
@@ -71,6 +73,9 @@ public struct CapturePlan: Sendable, Hashable {
         } else if let driver = CapturePlan.rawReadsWhileBuffered[name] ?? CapturePlan.hidTrigger(trigger) {
             mode = .buffered
             reason = "its driver, \(driver), answers raw reads while the buffer runs, so holding the buffer refuses nobody"
+        } else if gyroscopeAlone {
+            mode = .buffered
+            reason = "a gyroscope on a device of its own, which nobody else is seen reading (iio-sensor-proxy reads no gyroscope, pollers read the accelerometer; a program holding its node would refuse the buffer with EBUSY, and it would be polled): its buffer is held while the device moves and a client listens"
         } else {
             reason = "its driver refuses raw reads while the buffer runs (EBUSY), so holding the buffer would make every other program's in_*_raw reads fail"
         }

@@ -66,6 +66,10 @@ final class CapturedPart {
     let accelFiles: DeviceFiles
     /// The gyroscope fused, until it is found unusable.
     var gyro: SensorDescription?
+    /// A polled gyroscope whose first raw read was slow, not fused until `confirmPolledGyro` has timed more.
+    private var gyroOnTrial: SensorDescription?
+    /// The separate gyroscope's buffer beside a polled accelerometer (`PolledCapture`), nil when it is polled.
+    var gyroBuffer: GyroscopeBuffer?
     let gyroDev: OpaquePointer?
     let gyroFiles: DeviceFiles?
     let accelChannels: [OpaquePointer]
@@ -213,24 +217,47 @@ final class CapturedPart {
         return nil
     }
 
-    /// Times raw reads of the gyroscope; a gyroscope that takes more than `slowReadShare` of a sample period
-    /// is dropped (logged once): rotations are then decided from the accelerometer alone, at its full rate.
+    /// Times one raw read of the polled gyroscope's first axis; one that takes more than a third of
+    /// `slowReadShare` of a sample period sets the gyroscope aside (`gyroOnTrial`) until `confirmPolledGyro`, so
+    /// that the first samples, and the first rotation, wait for no more slow reads.
     ///
     /// Some drivers power the part up for each raw read and wait for it to settle (st_lsm6dsx sleeps three to
     /// four sample periods, st_accel two per axis) or ask a sensor hub (hid-sensor); read through a buffer,
-    /// the same parts cost nothing per sample.
-    func keepPolledGyroIfFast() {
-        guard let gyro, !gyroChannels.isEmpty else { return }
-        let period = 1 / rate, limit = CapturedPart.slowReadShare * period
-        let took = CapturedPart.quickest(within: limit) { _ = readRaw(gyro, gyroPaths) }
-        guard took > limit else { return }
-        SensorLog.once(.warning, "\(gyro.id) (\(gyro.name)): one read of in_anglvel_*_raw takes \(Int((took * 1000).rounded())) ms, \(ScaleDiagnosis.format(took / period)) sample periods at \(FrequencyPlan.text(rate)) Hz, too slow to read beside the accelerometer's samples without a buffer; rotations are decided from the accelerometer alone, which only makes some turns slower to report")
+    /// the same parts cost nothing per sample (`GyroscopeBuffer`).
+    func checkPolledGyro() {
+        guard let gyro, let path = gyroPaths.first else { return }
+        let limit = CapturedPart.slowReadShare / rate / 3
+        let begin = MonotonicClock.now()
+        _ = SysfsNumber.read(path)
+        guard MonotonicClock.now() - begin > limit else { return }
+        gyroOnTrial = gyro
         self.gyro = nil
     }
 
-    /// Reads the accelerometer (and a polled gyroscope) once.
+    /// Times full raw reads of a gyroscope set aside by `checkPolledGyro`, once the device is still (nobody waits
+    /// for a sample then): one that takes more than `slowReadShare` of a sample period at every try is dropped
+    /// (logged once), and rotations are decided from the accelerometer alone; one whose first read was only held
+    /// up is fused again.
+    func confirmPolledGyro() {
+        guard let trial = gyroOnTrial else { return }
+        gyroOnTrial = nil
+        let period = 1 / rate, limit = CapturedPart.slowReadShare * period
+        let took = CapturedPart.quickest(within: limit) { _ = readRaw(trial, gyroPaths) }
+        guard took > limit else {
+            gyro = trial
+            return
+        }
+        SensorLog.once(.warning, "\(trial.id) (\(trial.name)): one read of in_anglvel_*_raw takes \(Int((took * 1000).rounded())) ms, \(ScaleDiagnosis.format(took / period)) sample periods at \(FrequencyPlan.text(rate)) Hz, too slow to read beside the accelerometer's samples without a buffer; rotations are decided from the accelerometer alone, which only makes some turns slower to report")
+    }
+
+    /// Reads the accelerometer (and the gyroscope: from its buffer beside the polled part, else its raw
+    /// attributes) once.
     func takePolled() -> Taken {
-        takeRaw { _ in self.polledGyro() }
+        takeRaw { acceleration in
+            guard self.gyro != nil else { return nil }
+            if let buffer = self.gyroBuffer { return buffer.reading(acceleration: acceleration) }
+            return self.polledGyro()
+        }
     }
 
     /// Reads the accelerometer's raw attributes once, with the angular velocity `rate` gives for its reading.

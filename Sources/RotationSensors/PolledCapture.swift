@@ -1,16 +1,30 @@
 import RotationEngine
 
-/// The polled mode: the accelerometer's (and a polled gyroscope's) raw attributes read at the configured rate
-/// while the device moves, and while still the motion event (`EventWatch`), one axis at a time where a raw read
-/// sleeps in the driver (`AxisGlance`), or a full read once every read interval. Owned by the sensor thread.
+/// The polled mode: the accelerometer's raw attributes read at the configured rate while the device moves, with
+/// a separate gyroscope's buffer (`GyroscopeBuffer`) or its raw attributes, and while still the motion event
+/// (`EventWatch`), one axis at a time where a raw read sleeps in the driver (`AxisGlance`), or a full read once
+/// every read interval. Owned by the sensor thread.
+///
+/// What is timed at the start to choose how to read a slow part (`quickenRawReads`, `checkPolledGyro`) is one
+/// read each, so that the first rotation waits for no more; the first still spell times more reads
+/// (`confirmSlowReads`, `confirmPolledGyro`), where a first read only held up by a loaded machine is found out.
 struct PolledCapture {
     let part: CapturedPart
     let events: EventWatch
 
     /// Reads the part until the capture ends.
     func run() -> SensorCapture.Outcome {
-        part.keepPolledGyroIfFast()
-        let sleepsInDriver = quickenRawReads()
+        part.gyroBuffer = GyroscopeBuffer(part: part)
+        if part.gyroBuffer?.open() == false { part.gyroBuffer = nil }
+        // The buffer is disabled before the settings it was enabled under are put back.
+        defer {
+            part.gyroBuffer?.close()
+            part.gyroBuffer = nil
+        }
+        if part.gyroBuffer == nil { part.checkPolledGyro() }
+        let slowRead = quickenRawReads()
+        var sleepsInDriver = slowRead != nil
+        var confirmed = false
         let source = part.source, id = part.accel.id
         let full = 1 / part.rate
         var next = MonotonicClock.now()
@@ -24,8 +38,18 @@ struct PolledCapture {
             case .sample(let sample): part.deliver(sample)
             }
             if source.readInterval > 0, MonotonicClock.now() >= holdUntil {
+                // Nothing is written to the gyroscope while its buffer runs (the driver refuses it).
+                part.gyroBuffer?.close()
+                if !confirmed {
+                    confirmed = true
+                    part.confirmPolledGyro()
+                    if let slowRead { sleepsInDriver = confirmSlowReads(slowRead) }
+                }
                 var end = events.watchWhileStill(takeOne: part.takePolled)
-                if case .moved = end { part.resumeFrequencies() }
+                if case .moved = end {
+                    part.resumeFrequencies()
+                    part.gyroBuffer?.open()
+                }
                 if case .unavailable = end, sleepsInDriver { end = AxisGlance(part: part).watchWhileStill() }
                 switch end {
                 case .moved:
@@ -43,6 +67,7 @@ struct PolledCapture {
             let still = MonotonicClock.now() >= holdUntil ? source.readInterval : 0
             if (still > 0) != slow {
                 slow = still > 0
+                if slow { part.gyroBuffer?.close() } else { part.gyroBuffer?.open() }
                 SensorLog.write(.debug, slow ? "\(id): the device is still: reading it every \(still) s"
                                             : "\(id): the device moves: reading it at \(part.rate) Hz")
             }
@@ -58,40 +83,79 @@ struct PolledCapture {
                 holdUntil = MonotonicClock.now() + source.configuration.motionHold
                 next = MonotonicClock.now()
                 slow = false
+                part.gyroBuffer?.open()
             case .due:
                 part.due = next
             }
         }
     }
 
-    /// Whether a raw read of the accelerometer sleeps in the driver (takes longer than `slowRawRead`), found by
-    /// timing reads when polling starts (the quickest of a few, `CapturedPart.quickest`).
+    /// What timing the accelerometer's first raw read found: how long it took at the chosen frequency, and at
+    /// the highest one, when it was raised to it.
+    struct SlowRead {
+        var took: Double
+        var raised: (hz: Double, took: Double)?
+    }
+
+    /// Whether a raw read of the accelerometer sleeps in the driver (takes longer than `slowRawRead`), from
+    /// timing one read when polling starts, nil when it does not; `confirmSlowReads` times more once the device
+    /// is still, and says what it found.
     ///
     /// Some drivers power the part up for each raw read and wait a few sample periods of its sampling frequency
     /// for it to settle: st_lsm6dsx three to four (`st_lsm6dsx_read_oneshot`), 58 to 77 ms at 52 Hz, for each
     /// axis. Such a part is polled at the highest frequency it lists, where the wait is a few ms, when a read
     /// then takes less time (put back when the capture ends, as every setting is): the driver powers the part
     /// for the read only, so the frequency costs nothing between reads, and three axes fit in a sample period.
-    private func quickenRawReads() -> Bool {
-        let accel = part.accel
-        guard let path = part.accelPaths.first else { return false }
-        func timed() -> Double { CapturedPart.quickest(within: CapturedPart.slowRawRead) { _ = SysfsNumber.read(path) } }
-        let before = timed()
-        guard before > CapturedPart.slowRawRead else { return false }
-        let ms = { (t: Double) in "\(Int((t * 1000).rounded())) ms" }
-        guard let plan = accel.frequency, let top = plan.available.last ?? plan.range?.upperBound, top > plan.chosen,
-              part.setAccelFrequency(top) else {
-            SensorLog.once(.info, "\(accel.id) (\(accel.name)): one raw read takes \(ms(before)): reading one axis at a time while still")
-            return true
-        }
-        let after = timed()
-        guard after < before else {
+    private func quickenRawReads() -> SlowRead? {
+        guard let path = part.accelPaths.first else { return nil }
+        var slow = SlowRead(took: timedRead(path))
+        guard slow.took > CapturedPart.slowRawRead else { return nil }
+        guard let plan = part.accel.frequency, let top = plan.available.last ?? plan.range?.upperBound, top > plan.chosen,
+              part.setAccelFrequency(top) else { return slow }
+        let after = timedRead(path)
+        guard after < slow.took else {
             part.setAccelFrequency(plan.chosen)
-            SensorLog.once(.info, "\(accel.id) (\(accel.name)): one raw read takes \(ms(before)), \(ms(after)) at \(FrequencyPlan.text(top)) Hz: reading one axis at a time while still")
-            return true
+            slow.raised = (top, after)
+            return slow
         }
         part.polledHz = top
-        SensorLog.once(.info, "\(accel.id) (\(accel.name)): one raw read takes \(ms(before)) at \(FrequencyPlan.text(plan.chosen)) Hz, \(ms(after)) at \(FrequencyPlan.text(top)) Hz (the driver waits for the part to settle): polling it at \(FrequencyPlan.text(top)) Hz, one axis at a time while still")
+        slow.raised = (top, after)
+        return slow
+    }
+
+    /// Whether the accelerometer's raw reads still sleep in the driver when timed again at its chosen frequency,
+    /// the quickest of a few (`CapturedPart.quickest`), once the device is still: a first read that was only held
+    /// up puts the frequency back and the part is read as any other; a slow part keeps the raised frequency, and
+    /// the verdict is logged.
+    private func confirmSlowReads(_ first: SlowRead) -> Bool {
+        let accel = part.accel
+        guard let path = part.accelPaths.first else { return false }
+        let chosen = accel.frequency?.chosen ?? part.rate
+        let raised = part.polledHz
+        if raised != nil { part.setAccelFrequency(chosen) }
+        let again = CapturedPart.quickest(within: CapturedPart.slowRawRead) { _ = SysfsNumber.read(path) }
+        guard again > CapturedPart.slowRawRead else {
+            part.polledHz = nil
+            return false
+        }
+        if let raised { part.setAccelFrequency(raised) }
+        let ms = { (t: Double) in "\(Int((t * 1000).rounded())) ms" }
+        let name = "\(accel.id) (\(accel.name))", took = ms(min(first.took, again))
+        switch (first.raised, raised) {
+        case (let r?, _?):
+            SensorLog.once(.info, "\(name): one raw read takes \(took) at \(FrequencyPlan.text(chosen)) Hz, \(ms(r.took)) at \(FrequencyPlan.text(r.hz)) Hz (the driver waits for the part to settle): polling it at \(FrequencyPlan.text(r.hz)) Hz, one axis at a time while still")
+        case (let r?, nil):
+            SensorLog.once(.info, "\(name): one raw read takes \(took), \(ms(r.took)) at \(FrequencyPlan.text(r.hz)) Hz: reading one axis at a time while still")
+        default:
+            SensorLog.once(.info, "\(name): one raw read takes \(took): reading one axis at a time while still")
+        }
         return true
+    }
+
+    /// How long one raw read of `path` takes.
+    private func timedRead(_ path: String) -> Double {
+        let begin = MonotonicClock.now()
+        _ = SysfsNumber.read(path)
+        return MonotonicClock.now() - begin
     }
 }

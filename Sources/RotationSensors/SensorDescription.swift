@@ -77,6 +77,10 @@ public struct SensorDescription: Sendable, Hashable {
     /// only).
     public var hasRaw: Bool = true
 
+    /// Whether this is a gyroscope on a device with no accelerometer channels (st_lsm6dsx registers its
+    /// gyroscope as a device of its own; inv_mpu6050 and bmi323 scan both on one).
+    public var isGyroscopeAlone: Bool { kind == .gyroscope && !channels.contains { $0.hasPrefix("accel") } }
+
     /// How a capture reads the device, beside whom, and why.
     public var plan: CapturePlan { CapturePlan(self) }
 

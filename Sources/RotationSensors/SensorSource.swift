@@ -361,7 +361,7 @@ public final class SensorSource: @unchecked Sendable {
         let gyro = configuration.gyroscope ? inventory.gyroscope : nil
         let plan = accel.plan
         var message = "using \(accel.id) (\(accel.name)) as the display accelerometer, \(plan.mode.rawValue)"
-        if let gyro { message += ", gyroscope \(gyro.id) (\(gyro.name))" }
+        if let gyro { message += ", gyroscope \(gyro.id) (\(gyro.name))" + (gyro.id == accel.id ? "" : " \(gyro.plan.mode.rawValue)") }
         let base = inventory.base.flatMap { b in ctx.device(id: b.id).flatMap { BasePanel(b, device: $0) } }
         if let b = inventory.base {
             message += base == nil ? "; base accelerometer \(b.id) has no raw x, y and z and is not used"

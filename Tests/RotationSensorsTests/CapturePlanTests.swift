@@ -1,13 +1,37 @@
 import Testing
 @testable import RotationSensors
+import RotationProtocol
 
 /// The choice between a device's buffer and its raw attributes, from what discovery found (`CapturePlan`).
 @Suite("Capture plan: the buffer only where it refuses nobody")
 struct CapturePlanTests {
     static func plan(name: String = "accel_3d", trigger: String? = nil, canBuffer: Bool = true, hasRaw: Bool = true,
-                     running: Bool = false, tag: String? = nil) -> CapturePlan {
+                     running: Bool = false, tag: String? = nil, gyroscopeAlone: Bool = false) -> CapturePlan {
         CapturePlan(canBuffer: canBuffer, pollingReason: canBuffer ? nil : "no trigger", name: name, trigger: trigger,
-                    hasRaw: hasRaw, bufferEnabled: running, sensorProxyType: tag)
+                    hasRaw: hasRaw, bufferEnabled: running, sensorProxyType: tag, gyroscopeAlone: gyroscopeAlone)
+    }
+
+    @Test("a gyroscope on a device of its own (st_lsm6dsx, bmg160) keeps its buffer where nobody else is seen reading it, whatever its driver does to raw reads; another program's buffer on it, or a udev tag, makes it polled")
+    func gyroscopeAloneBuffers() {
+        let alone = Self.plan(name: "lsm6dso_gyro", gyroscopeAlone: true)
+        #expect(alone.mode == .buffered && alone.neighbour == nil && alone.reason.contains("a gyroscope on a device of its own"), "\(alone.summary)")
+        #expect(Self.plan(name: "lsm6dso_gyro", running: true, gyroscopeAlone: true).mode == .polled)
+        #expect(Self.plan(name: "lsm6dso_gyro", tag: "iio-poll-gyro", gyroscopeAlone: true).mode == .polled)
+        #expect(Self.plan(name: "lsm6dso_gyro", canBuffer: false, gyroscopeAlone: true).mode == .polled)
+        // The same driver's gyroscope sharing the accelerometer's device (inv_mpu6050, bmi323) stays polled with it.
+        #expect(Self.plan(name: "mpu6500").mode == .polled)
+    }
+
+    @Test("discovery calls a gyroscope alone only when its device has no accelerometer channel")
+    func gyroscopeAloneFromChannels() {
+        func description(_ kind: SensorDescription.Kind, _ channels: [String]) -> SensorDescription {
+            SensorDescription(id: "iio:device1", name: "part", label: nil, kind: kind, location: .display, locationSource: "default",
+                              channels: channels, calibration: SensorCalibration(scale: Vector3(1, 1, 1)), capture: .buffered, pollingReason: nil,
+                              trigger: nil, frequency: nil, batchLimit: nil, hasTimestamp: true, motionEvent: nil)
+        }
+        #expect(description(.gyroscope, ["anglvel_x", "anglvel_y", "anglvel_z", "timestamp"]).isGyroscopeAlone)
+        #expect(!description(.gyroscope, ["accel_x", "accel_y", "accel_z", "anglvel_x", "anglvel_y", "anglvel_z"]).isGyroscopeAlone)
+        #expect(!description(.accelerometer, ["accel_x", "accel_y", "accel_z"]).isGyroscopeAlone)
     }
 
     @Test("a driver known to answer raw reads while buffered (hid-sensor by name or by its hub's trigger, cros-ec, bmi160) keeps its buffer when nobody else reads the device",

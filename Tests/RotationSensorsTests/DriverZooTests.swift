@@ -29,6 +29,9 @@ struct DriverZooTests {
         var restore: [String: [String: String]]
         /// Warnings the run must log (substrings); any other warning fails it.
         var warnings: [String]
+        /// Per sensor ("iio:device1 gyroscope"): how `--list` says it is read, buffered or polled; left out of
+        /// most sidecars.
+        var modes: [String: String]
 
         init(fixture name: String) throws {
             let url = Testbed.fixtures.appendingPathComponent("zoo/\(name).json")
@@ -41,6 +44,7 @@ struct DriverZooTests {
             scales = (e["scales"] as! [String: [Any]]).mapValues { ($0[0] as! Double, $0[1] as! String) }
             restore = e["restore"] as! [String: [String: String]]
             warnings = e["warnings"] as! [String]
+            modes = e["modes"] as? [String: String] ?? [:]
         }
     }
 
@@ -118,6 +122,14 @@ struct DriverZooTests {
             }
             let block = r.stdout[(heading + 1)...].prefix { $0.hasPrefix("  ") }
             #expect(block.contains { $0.hasPrefix("  scale: x \(scale) (\(file))") }, "\(r.transcript)")
+        }
+        // Each sensor's mode: a gyroscope on a device of its own keeps its buffer beside the polled accelerometer;
+        // one sharing the accelerometer's device is polled with it.
+        for (sensor, mode) in expect.modes {
+            let parts = sensor.split(separator: " ")
+            let heading = r.stdout.firstIndex { $0.hasPrefix("\(parts[0]): ") && $0.contains("(\(parts[1])") }
+            let block = heading.map { r.stdout[($0 + 1)...].prefix { $0.hasPrefix("  ") } } ?? []
+            #expect(block.contains { $0.hasPrefix("  mode: \(mode)") }, "\(sensor) should be \(mode): \(r.transcript)")
         }
         #expect(r.stdout.contains { $0.hasPrefix("  at rest: \(expect.display): 1 g reads") && $0.hasSuffix("the scale is right") },
                 "\(r.transcript)")
