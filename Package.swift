@@ -27,6 +27,8 @@ let package = Package(
         ),
         // The timerfd that learns of a resume (<sys/timerfd.h>, libc6-dev).
         .systemLibrary(name: "CWake"),
+        // malloc_trim (<malloc.h>, libc6-dev), for the resident trim.
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(
             name: "CV4L2",
             providers: [.apt(["linux-libc-dev"])]
@@ -40,7 +42,7 @@ let package = Package(
         .target(name: "RotationClient", dependencies: ["RotationProtocol"]),
         // The live service's wiring and policy, which the rotationd executable runs after parsing its options.
         .target(name: "RotationDaemon", dependencies: ["RotationProtocol", "RotationEngine", "RotationSensors", "RotationCameras",
-                                                       "RotationService"]),
+                                                       "RotationService", "CMalloc"]),
         .executableTarget(name: "rotationd", dependencies: ["RotationDaemon", "RotationProtocol", "RotationEngine", "RotationSensors",
                                                             "RotationService"]),
         .executableTarget(name: "rotwatch", dependencies: ["RotationProtocol", "RotationClient"]),

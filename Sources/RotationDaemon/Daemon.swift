@@ -1,3 +1,5 @@
+import CMalloc
+
 /// A rotationd run: wires the chosen input to the engine and the engine to the outputs, and runs until done.
 ///
 /// The mode follows from the options: a replay or `serve` serves or prints (`Serve`), `list` lists what was
@@ -15,6 +17,8 @@ public struct Daemon: Sendable {
     /// Runs until the input ends or a stop signal arrives; returns the process's exit status (0 success, 1 when
     /// the service cannot start or its output failed, 2 for a malformed trace or setting).
     public func run() -> Int32 {
+        // Before any thread starts (`ResidentTrim`, Docs/memory.md).
+        _ = rotationd_malloc_one_arena()
         if options.replay != nil || options.serve {
             return Serve(options: options).run()
         }

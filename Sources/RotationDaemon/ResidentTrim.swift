@@ -1,4 +1,5 @@
 import Glibc
+import CMalloc
 import RotationSensors
 
 /// Gives back the page-table entries of code and read-only data that only starting up touched.
@@ -9,11 +10,23 @@ import RotationSensors
 /// service has settled into its loop, `trim()` drops them (`madvise(MADV_DONTNEED)`) from every mapping that
 /// is a read-only view of a file and holds no private copy of a page: text and constant data, never data the
 /// process wrote, relocated or allocated. They remain in the page cache; the few the loop touches again come
-/// back as minor faults. Measured in `Docs/bench-memory.txt`.
+/// back as minor faults. Then the free pages of every malloc arena go back too (`malloc_trim`): what start-up
+/// and the trim's own reading of `/proc/self/smaps` (a few hundred kB) allocated and freed.
+/// Measured in `Docs/bench-memory.txt`.
 enum ResidentTrim {
-    /// Drops the read-only file mappings' pages; returns the kB that were resident in them.
+    /// Drops the read-only file mappings' pages and the arenas' free pages; returns the kB that were resident
+    /// in the mappings.
     @discardableResult
     static func trim() -> Int {
+        let released = dropFileMappings()
+        // After the parse above has freed what it allocated: the smaps text is a few hundred kB.
+        _ = rotationd_malloc_trim()
+        return released
+    }
+
+    /// Drops the pages of every read-only private file mapping that holds no private copy; returns the kB that
+    /// were resident in them.
+    private static func dropFileMappings() -> Int {
         guard let smaps = try? TextFile.read("/proc/self/smaps") else { return 0 }
         var released = 0
         var candidate: (start: UInt, end: UInt)?
@@ -27,7 +40,12 @@ enum ResidentTrim {
             candidate = nil
             rss = 0
         }
-        for line in smaps.split(separator: "\n") {
+        // Line by line, without an array of all of them (smaps has some 30 lines per mapping).
+        var rest = smaps[...]
+        while !rest.isEmpty {
+            let newline = rest.firstIndex(of: "\n") ?? rest.endIndex
+            let line = rest[..<newline]
+            rest = newline == rest.endIndex ? rest[newline...] : rest[rest.index(after: newline)...]
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard let first = fields.first else { continue }
             if first.contains("-"), fields.count >= 5, !first.hasSuffix(":") {
