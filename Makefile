@@ -140,6 +140,7 @@ bench: release
 	./scripts/memory-report.sh
 	./scripts/bench-live.sh
 	./scripts/bench-drivers.sh
+	./scripts/bench-first-answer.sh
 	./scripts/bench-stages.sh
 	./scripts/bench-quality.sh
 	./scripts/bench-engine.sh
