@@ -37,16 +37,17 @@ extension StateEvent {
     /// while it cannot be known.
     public var hinge: Int? { state.fold.hinge }
 
-    /// Which way a camera looks relative to the person at the display; nil for an unknown or external camera,
-    /// or a base camera while the hinge is unknown. `camera` is its name, libcamera id, node or bus path.
+    /// Which way a camera looks relative to the person at the display, as the service published it; nil for an
+    /// unknown or external camera, or where the service could not tell. `camera` is its name, libcamera id,
+    /// node or bus path.
     public func direction(camera: String) -> CameraDirection? {
-        self.camera(matching: camera).flatMap { state.fold.direction(of: $0) }
+        self.camera(matching: camera).flatMap { direction(of: $0) }
     }
 
     /// The cameras looking the way `direction` says now, in the service's order: `.forward` gives those that
     /// see the person at the display, `.backward` those that see what that person sees.
     public func cameras(facing direction: CameraDirection) -> [Camera] {
-        cameras.filter { state.fold.direction(of: $0) == direction }
+        cameras.filter { self.direction(of: $0) == direction }
     }
 
     /// The rotation that turns a camera's frames: the base's own for a camera on a convertible's base once

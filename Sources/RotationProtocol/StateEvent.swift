@@ -25,6 +25,11 @@ public struct StateEvent: Sendable, Hashable {
     public var sensor: SensorStatus
     /// How many events this subscriber did not receive before this one, because it read too slowly.
     public var missed: Int
+    /// Each camera's direction as a decoded line gave it, by camera name (nil: `null` there, or a direction
+    /// this version does not know), where it differs from what the fold the line carries gives; a camera whose
+    /// object had no `direction` member (an older service), or one that agrees, is absent, and its direction
+    /// follows from the fold (`direction(of:)`).
+    public var directions: [String: CameraDirection?] = [:]
 
     /// Creates a state event.
     public init(seq: Int, time: Double, state: DeviceState, cameras: [Camera], sensor: SensorStatus = .ok, missed: Int = 0) {
@@ -62,9 +67,11 @@ public struct StateEvent: Sendable, Hashable {
             tilt = value
         }
         var cameras: [Camera] = []
+        var directions: [String: CameraDirection?] = [:]
         for c in cams {
             guard let cam = Camera(json: c) else { return nil }
             cameras.append(cam)
+            if let d = c["direction"] { directions[cam.name] = d.stringValue.flatMap(CameraDirection.init(rawValue:)) }
         }
         var fold = PostureState.unknown
         if let p = json["posture"], !p.isNull {
@@ -83,6 +90,18 @@ public struct StateEvent: Sendable, Hashable {
         self.init(seq: seq, time: t.numberValue ?? .nan,
                   state: DeviceState(rotation: rotation, tilt: tilt, flat: flat, inputs: inputs, fold: fold),
                   cameras: cameras, sensor: sensor, missed: json["missed"]?.intValue ?? 0)
+        // Only where the line says otherwise than the fold it carries: an event survives encoding and decoding.
+        self.directions = directions.filter { name, published in
+            cameras.first { $0.name == name }.map { self.state.fold.direction(of: $0) != published } ?? false
+        }
+    }
+
+    /// Which way `cam` looks relative to the person at the display: as the service published it, where the
+    /// decoded line said (the service may know more of the fold than the line carries, such as a hinge angle it
+    /// holds while it cannot read one), else from the fold.
+    public func direction(of cam: Camera) -> CameraDirection? {
+        if let published = directions[cam.name] { return published }
+        return state.fold.direction(of: cam)
     }
 
     /// The message as one JSON line, without the trailing newline.

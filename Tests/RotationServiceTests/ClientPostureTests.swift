@@ -43,4 +43,36 @@ struct ClientPostureTests {
         #expect(e.cameras(facing: .backward).map(\.name) == ["back"])
         #expect(e.captureAngle(camera: "world") == 180, "a base camera turns with the display while the base's rotation is unknown")
     }
+
+    @Test("a camera's direction is the one the service published: while the service holds a hinge angle it cannot read now (the line's hinge is null), the base camera keeps the direction it gave; a line without directions, from an older service, falls back to the fold, and a direction this version does not know reads as nil")
+    func publishedDirection() throws {
+        // The service held the tablet's hinge: its heldHinge says 355 while the published hinge is null.
+        let cams = [Camera(name: "front", facing: .front, mount: 0),
+                    Camera(name: "world", facing: .front, mount: 0, device: "/dev/video4", panel: .base)]
+        var state = DeviceState(rotation: .bottomUp, tilt: .vertical, flat: false, inputs: .accel)
+        state.fold = PostureState(posture: .tablet, hinge: nil, heldHinge: 355, baseRotation: .leftUp)
+        let line = StateEvent(seq: 1, time: 1, state: state, cameras: cams).jsonLine
+        #expect(line.contains("\"direction\":\"backward\""), "\(line)")
+        guard case .state(let e)? = ServerMessage.decode(line) else {
+            Issue.record("the state line does not decode: \(line)")
+            return
+        }
+        #expect(e.hinge == nil)
+        #expect(e.direction(camera: "world") == .backward, "\(line)")
+        #expect(e.cameras(facing: .backward).map(\.name) == ["world"])
+        // The same line without the direction members: computed from what the line carries.
+        let older = line.replacingOccurrences(of: ",\"direction\":\"backward\"", with: "")
+            .replacingOccurrences(of: ",\"direction\":\"forward\"", with: "")
+        guard case .state(let o)? = ServerMessage.decode(older) else {
+            Issue.record("the line without directions does not decode: \(older)")
+            return
+        }
+        #expect(o.direction(camera: "front") == .forward && o.direction(camera: "world") == nil, "\(older)")
+        let unknown = line.replacingOccurrences(of: "\"direction\":\"backward\"", with: "\"direction\":\"upward\"")
+        guard case .state(let u)? = ServerMessage.decode(unknown) else {
+            Issue.record("a line with an unknown direction does not decode: \(unknown)")
+            return
+        }
+        #expect(u.direction(camera: "world") == nil)
+    }
 }
