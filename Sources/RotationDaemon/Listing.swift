@@ -21,7 +21,8 @@ enum Listing {
             Log.error(error.description)
             return "no sensors: \(error)\n"
         }
-        if inventory.accelerometers.isEmpty && inventory.gyroscopes.isEmpty && inventory.rejected.isEmpty {
+        if inventory.accelerometers.isEmpty && inventory.gyroscopes.isEmpty && inventory.hinges.isEmpty
+            && inventory.rejected.isEmpty {
             return "no sensors found: looked for \(SensorDiscovery.lookingFor), and anglvel_x/y/z for a gyroscope\n"
         }
         var text = ""
@@ -40,6 +41,10 @@ enum Listing {
                 text += "  at rest: \(atRest(options))\n"
             }
         }
+        for h in inventory.hinges {
+            let role = h.id == inventory.hinge?.id ? "hinge sensor, read for the posture and used first" : "second hinge sensor, not used"
+            text += h.listing + "\n  role: \(role)\n"
+        }
         for r in inventory.rejected {
             text += "\(r.id): \(r.kind.rawValue), cannot be used: \(r.error)\n"
         }
@@ -49,11 +54,18 @@ enum Listing {
 
     /// The posture's sources found, and the one used: `Docs/posture.md`, "Sources, most trusted first".
     static func postureSources(_ inventory: SensorInventory) -> String {
-        guard let display = inventory.display, let base = inventory.base else {
-            return "none found (no hinge sensor, no base accelerometer beside a display one): published as null"
+        let switches = "the tablet-mode and lid switches are not read"
+        let pair = inventory.display.flatMap { d in inventory.base.map { "\(d.id) and \($0.id)" } }
+        guard let hinge = inventory.hinge else {
+            guard let pair else {
+                return "none found (no hinge sensor, no base accelerometer beside a display one): published as null"
+            }
+            return "from the display and base accelerometers together (\(pair)), used; no hinge sensor, and \(switches)"
         }
-        return "from the display and base accelerometers together (\(display.id) and \(base.id)), used; no hinge sensor, "
-            + "and the tablet-mode and lid switches are not read"
+        let sensor = "from the hinge sensor \(hinge.id) (\(hinge.name), \(hinge.rawFile)), used first"
+        guard inventory.display != nil else { return sensor + ", once a display accelerometer is found; \(switches)" }
+        return sensor + (pair.map { "; the display and base accelerometers together (\($0)) while it gives no reading" }
+                         ?? "; no base accelerometer") + "; \(switches)"
     }
 
     /// How long `--list` samples the display accelerometer to learn what 1 g reads.

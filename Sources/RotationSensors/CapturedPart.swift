@@ -78,6 +78,8 @@ final class CapturedPart {
     let gyroPaths: [String]
     /// A convertible's base accelerometer, read beside each sample for the posture; nil without one.
     let base: BasePanel?
+    /// A convertible's hinge sensor, read beside each sample for the posture before the base; nil without one.
+    let hinge: HingeSensor?
     /// Every attribute written, put back when the capture ends.
     let settings: PartSettings
     /// The time of the last sample delivered.
@@ -98,9 +100,11 @@ final class CapturedPart {
     var interruptUnheard = false
 
     init(source: SensorSource, context: IIOContext, device: OpaquePointer, accelerometer: SensorDescription,
-         gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?, base: BasePanel?, settings: PartSettings) {
+         gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?, base: BasePanel?, hinge: HingeSensor?,
+         settings: PartSettings) {
         self.source = source
         self.base = base
+        self.hinge = hinge
         self.ctx = context
         self.dev = device
         self.accel = accelerometer
@@ -274,10 +278,16 @@ final class CapturedPart {
             let read = MonotonicClock.now()
             var sample = Sample(time: max(read, lastTime), acceleration: accel.calibration.apply(raw: raw))
             sample.angularVelocity = rate(sample.acceleration)
-            sample.base = base?.reading(at: read)
+            readFold(into: &sample, at: read)
             rawTiming = .polled(due: due ?? began, woke: began, read: MonotonicClock.now())
             return .sample(sample)
         }
+    }
+
+    /// Adds the base's and the hinge sensor's readings due at `now` to `sample` (each at most ten times a second).
+    private func readFold(into sample: inout Sample, at now: Double) {
+        sample.base = base?.reading(at: now)
+        sample.hinge = hinge?.reading(at: now)
     }
 
     // MARK: Delivery
@@ -298,8 +308,8 @@ final class CapturedPart {
             lastRaw = raw
             var sample = Sample(time: nextTime(times[i]), acceleration: calibration.apply(raw: raw))
             if let imu, v.count >= 6 { sample.angularVelocity = imu.calibration.apply(raw: Vector3(v[3], v[4], v[5])) }
-            // The base once a batch, with its last scan.
-            if i == times.count - 1 { sample.base = base?.reading(at: read) }
+            // The fold once a batch, with its last scan.
+            if i == times.count - 1 { readFold(into: &sample, at: read) }
             timing.measured = sample.time
             body(sample, timing)
         }

@@ -42,10 +42,11 @@ final class SensorCapture {
     private let events: EventWatch
 
     init(source: SensorSource, context: IIOContext, device: OpaquePointer, accelerometer: SensorDescription,
-         gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?, base: BasePanel?) {
+         gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?, base: BasePanel?, hinge: HingeSensor?) {
         let settings = PartSettings(journal: SettingsJournal.directory.map { SettingsJournal(directory: $0) })
         part = CapturedPart(source: source, context: context, device: device, accelerometer: accelerometer,
-                            gyroscope: gyroscope, gyroscopeDevice: gyroscopeDevice, base: base, settings: settings)
+                            gyroscope: gyroscope, gyroscopeDevice: gyroscopeDevice, base: base, hinge: hinge,
+                            settings: settings)
         events = EventWatch(part: part)
     }
 

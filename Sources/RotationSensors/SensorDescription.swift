@@ -9,9 +9,18 @@ public struct SensorDescription: Sendable, Hashable {
         case accelerometer
         /// Angular velocity, channels `anglvel_x/y/z`, in rad/s after scaling.
         case gyroscope
+        /// The angle between a convertible's panels, channel `angl` (`HingeDescription`); never a three-axis
+        /// description, only what a `RejectedSensor` would have been.
+        case hinge
 
-        /// The IIO channel type prefix: `accel` or `anglvel`.
-        public var channelPrefix: String { self == .accelerometer ? "accel" : "anglvel" }
+        /// The IIO channel type prefix: `accel`, `anglvel` or `angl`.
+        public var channelPrefix: String {
+            switch self {
+            case .accelerometer: "accel"
+            case .gyroscope: "anglvel"
+            case .hinge: "angl"
+            }
+        }
     }
 
     /// Which part of a convertible the sensor sits in.

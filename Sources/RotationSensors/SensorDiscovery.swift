@@ -18,6 +18,8 @@ public struct SensorInventory: Sendable {
     public var accelerometers: [SensorDescription] = []
     /// Every usable gyroscope, in device-number order.
     public var gyroscopes: [SensorDescription] = []
+    /// Every usable hinge sensor, in device-number order.
+    public var hinges: [HingeDescription] = []
     /// Sensors with a calibration attribute that cannot be used.
     public var rejected: [RejectedSensor] = []
 
@@ -25,6 +27,8 @@ public struct SensorInventory: Sendable {
     public var display: SensorDescription? { accelerometers.first { $0.location == .display } }
     /// The base accelerometer of a convertible, read beside the display one for the posture (`BasePanel`).
     public var base: SensorDescription? { accelerometers.first { $0.location == .base } }
+    /// The hinge sensor read for the posture, trusted before the accelerometers (`HingeSensor`): the first one.
+    public var hinge: HingeDescription? { hinges.first }
     /// The gyroscope fused with the display accelerometer: one on the same device, else the first one that is
     /// not in the base.
     public var gyroscope: SensorDescription? {
@@ -33,7 +37,7 @@ public struct SensorInventory: Sendable {
     }
 }
 
-/// Finds accelerometers and gyroscopes through libiio and reads their calibration.
+/// Finds accelerometers, gyroscopes and hinge sensors through libiio and reads their calibration.
 ///
 /// The rules, in order, are in `Docs/sensors.md`: location from udev `ACCEL_LOCATION`, the `label`, the
 /// `location` attribute, else display; scale and offset per channel, else shared, else 1 and 0; mount matrix
@@ -78,7 +82,20 @@ public enum SensorDiscovery {
                 inv.rejected.append(RejectedSensor(id: IIOContext.id(of: dev), kind: .gyroscope, error: error))
             }
         }
+        findHinges(devices, into: &inv)
         return inv
+    }
+
+    /// Adds the hinge sensors among `devices` (`HingeDescription.find`), and the ones whose scale or offset
+    /// cannot be used.
+    static func findHinges(_ devices: [OpaquePointer], into inv: inout SensorInventory) {
+        for dev in devices {
+            do {
+                if let hinge = try HingeDescription.find(dev) { inv.hinges.append(hinge) }
+            } catch {
+                inv.rejected.append(RejectedSensor(id: IIOContext.id(of: dev), kind: .hinge, error: error))
+            }
+        }
     }
 
     /// Reads a number attribute: the value, or a typed error naming the file.

@@ -363,10 +363,8 @@ public final class SensorSource: @unchecked Sendable {
         var message = "using \(accel.id) (\(accel.name)) as the display accelerometer, \(plan.mode.rawValue)"
         if let gyro { message += ", gyroscope \(gyro.id) (\(gyro.name))" + (gyro.id == accel.id ? "" : " \(gyro.plan.mode.rawValue)") }
         let base = inventory.base.flatMap { b in ctx.device(id: b.id).flatMap { BasePanel(b, device: $0) } }
-        if let b = inventory.base {
-            message += base == nil ? "; base accelerometer \(b.id) has no raw x, y and z and is not used"
-                : "; base accelerometer \(b.id) read for the posture (in_accel_*_raw, ten times a second)"
-        }
+        let hinge = inventory.hinge.map(HingeSensor.init)
+        message += SensorSource.foldSources(inventory, baseUsed: base != nil)
         message += "; " + (plan.neighbour.map { "beside \($0)" } ?? "no other reader found") + ": \(plan.reason)"
         if !retrying { SensorLog.limited(.info, key: "using", interval: 5, message) }
         control.withLock {
@@ -376,7 +374,22 @@ public final class SensorSource: @unchecked Sendable {
         // Each capture starts at the full rate, until the sampling policy has seen the device still.
         readIntervalBits.store(0, ordering: .relaxed)
         let capture = SensorCapture(source: self, context: ctx, device: dev, accelerometer: accel,
-                                    gyroscope: gyro, gyroscopeDevice: gyro.flatMap { ctx.device(id: $0.id) }, base: base)
+                                    gyroscope: gyro, gyroscopeDevice: gyro.flatMap { ctx.device(id: $0.id) }, base: base,
+                                    hinge: hinge)
         return capture.run()
+    }
+
+    /// What the "using" line says of the posture's sources: the hinge sensor, read first, and the base
+    /// accelerometer; empty without either.
+    static func foldSources(_ inventory: SensorInventory, baseUsed: Bool) -> String {
+        var text = ""
+        if let h = inventory.hinge {
+            text += "; hinge sensor \(h.id) (\(h.name)) read for the posture and trusted first (\(h.rawFile), ten times a second)"
+        }
+        if let b = inventory.base {
+            text += baseUsed ? "; base accelerometer \(b.id) read for the posture (in_accel_*_raw, ten times a second)"
+                : "; base accelerometer \(b.id) has no raw x, y and z and is not used"
+        }
+        return text
     }
 }

@@ -35,8 +35,8 @@ struct Options {
                             front:front:90 and back:back:90
       --set NAME=VALUE      set one filter threshold by name (repeatable); see Docs/algorithm.md
                             for the names, their meaning and defaults
-      --list                list every accelerometer and gyroscope found, with calibration and capture
-                            mode, and every camera, with where its facing and mount come from; the
+      --list                list every accelerometer, gyroscope and hinge sensor found, with calibration
+                            and capture mode, and every camera, with where its facing and mount come from; the
                             display accelerometer is read for up to 3 s to tell what 1 g reads on it
       --print               read the live sensor and print the JSON lines published, one per change
       --record FILE.csv     read the live sensor and write its calibrated samples as a trace (always
