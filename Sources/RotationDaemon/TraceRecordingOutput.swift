@@ -17,4 +17,7 @@ final class TraceRecordingOutput: PublisherOutput, @unchecked Sendable {
 
     /// Always true: a recording keeps every sample.
     var wantsSamples: Bool { true }
+
+    /// Writes what the recorder still holds (a recording shorter than its header wait).
+    func close() { recorder.finish() }
 }
