@@ -25,15 +25,7 @@ OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 SOCK=$OUT/rotationd.sock
 POSES=$ROOT/Tests/fixtures/zoo/four-poses.csv
-python3 - "$POSES" "$OUT/still.csv" <<'PY'
-import sys
-lines = open(sys.argv[1]).read().splitlines()
-with open(sys.argv[2], "w") as f:
-    f.write(lines[0] + "\n")
-    for line in lines[1:]:
-        if float(line.split(",")[0]) < 2.9:
-            f.write(line + "\n")
-PY
+python3 scripts/upright-poses.py "$POSES" "$OUT/still.csv"
 PERIOD=$(python3 -c "
 rows = [l.split(',') for l in open('$POSES').read().splitlines()[1:]]
 print(float(rows[-1][0]) + float(rows[1][0]) - float(rows[0][0]))")

@@ -17,15 +17,7 @@ BIN_DIR=${ROTATIOND_BIN_DIR:-$ROOT/.build/release}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 SOCK=$OUT/rotationd.sock
-python3 - "$ROOT/Tests/fixtures/zoo/four-poses.csv" "$OUT/still.csv" <<'PY'
-import sys
-lines = open(sys.argv[1]).read().splitlines()
-with open(sys.argv[2], "w") as f:
-    f.write(lines[0] + "\n")
-    for line in lines[1:]:
-        if float(line.split(",")[0]) < 2.9:
-            f.write(line + "\n")
-PY
+python3 scripts/upright-poses.py "$ROOT/Tests/fixtures/zoo/four-poses.csv" "$OUT/still.csv"
 ALL="hid-sensor hid-sensor-hysteresis bmc150-dual kxcjk-1013 mxc4005 mxc4005-noirq st_accel cros-ec cros-ec-location
 inv_mpu6050 bmi323 st_lsm6dsx st_lsm6dsx-noirq mma8452"
 

@@ -92,12 +92,12 @@ extension HingeDescription {
                                            scaleSource: "default: degrees, as the HID unit table takes a hinge without a unit",
                                            offset: 0, offsetSource: "default")
         if let file = attributeFile(channel, "scale", files) {
-            let radians = try number(files, file, expected: "a positive number of radians per count") { $0 > 0 }
+            let radians = try SensorDiscovery.number(files, file, expected: "a positive number of radians per count") { $0 > 0 }
             description.degreesPerCount = radians * 180 / Double.pi
             description.scaleSource = "\(file) \(radians) rad"
         }
         if let file = attributeFile(channel, "offset", files) {
-            description.offset = try number(files, file, expected: "a number") { _ in true }
+            description.offset = try SensorDiscovery.number(files, file, expected: "a number") { _ in true }
             description.offsetSource = file
         }
         return description
@@ -108,20 +108,5 @@ extension HingeDescription {
     private static func attributeFile(_ channel: OpaquePointer, _ name: String, _ files: DeviceFiles) -> String? {
         if let file = IIOContext.channelAttributeFile(channel, name), files.has(file) { return file }
         return ["in_\(name)", name].first { files.has($0) }
-    }
-
-    /// Reads a number attribute: the value, or a typed error naming the file and what it should hold.
-    private static func number(_ files: DeviceFiles, _ file: String, expected: String,
-                               valid: (Double) -> Bool) throws(SensorError) -> Double {
-        let path = files.path(file)
-        let text: String
-        do { text = try TextFile.read(path) } catch {
-            throw .io(SystemError(operation: "read", path: path, errno: error.errno, fix: SensorError.sysfsFix(error.errno)))
-        }
-        let t = text.trimmedSysfs
-        guard let v = Double(t), v.isFinite, valid(v) else {
-            throw .badValue(path: path, value: String(t), expected: expected)
-        }
-        return v
     }
 }

@@ -98,8 +98,8 @@ public enum SensorDiscovery {
         }
     }
 
-    /// Reads a number attribute: the value, or a typed error naming the file.
-    private static func number(_ files: DeviceFiles, _ file: String, expected: String,
+    /// Reads a number attribute: the value, or a typed error naming the file and what it should hold.
+    static func number(_ files: DeviceFiles, _ file: String, expected: String,
                                valid: (Double) -> Bool) throws(SensorError) -> Double {
         let path = files.path(file)
         let text: String
