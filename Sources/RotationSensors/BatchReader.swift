@@ -226,9 +226,6 @@ final class BatchReader {
 
     private func decodeGyro(_ stream: BufferStream, bytes: Int) {
         guard let gyro = part.gyro else { return }
-        let times = stream.times(bytes: bytes, hz: BufferedCapture.gyroRate(part, pace), now: MonotonicClock.now())
-        stream.forEachScan(bytes: bytes) { i, _, v, _ in
-            readings.append(times[i], gyro.calibration.apply(raw: Vector3(v[0], v[1], v[2])))
-        }
+        readings.append(stream, bytes: bytes, hz: BufferedCapture.gyroRate(part, pace), calibration: gyro.calibration)
     }
 }

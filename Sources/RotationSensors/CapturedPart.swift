@@ -59,6 +59,13 @@ final class CapturedPart {
         return took
     }
 
+    /// How long one raw read of `path` takes.
+    static func timedRead(_ path: String) -> Double {
+        let begin = MonotonicClock.now()
+        _ = SysfsNumber.read(path)
+        return MonotonicClock.now() - begin
+    }
+
     let source: SensorSource
     let ctx: IIOContext
     let dev: OpaquePointer
@@ -231,9 +238,7 @@ final class CapturedPart {
     func checkPolledGyro() {
         guard let gyro, let path = gyroPaths.first else { return }
         let limit = CapturedPart.slowReadShare / rate / 3
-        let begin = MonotonicClock.now()
-        _ = SysfsNumber.read(path)
-        guard MonotonicClock.now() - begin > limit else { return }
+        guard CapturedPart.timedRead(path) > limit else { return }
         gyroOnTrial = gyro
         self.gyro = nil
     }

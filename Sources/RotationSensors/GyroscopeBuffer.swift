@@ -96,10 +96,7 @@ final class GyroscopeBuffer {
                 return
             }
             lastScan = now
-            let times = stream.times(bytes: n, hz: hz, now: MonotonicClock.now())
-            stream.forEachScan(bytes: n) { i, _, v, _ in
-                readings.append(times[i], gyro.calibration.apply(raw: Vector3(v[0], v[1], v[2])))
-            }
+            readings.append(stream, bytes: n, hz: hz, calibration: gyro.calibration)
         }
         let silence = part.source.configuration.bufferSilence
         if now - max(opened, lastScan) > silence {

@@ -21,6 +21,15 @@ struct GyroscopeReadings {
         rates.append((time, rate))
     }
 
+    /// Adds every scan of `stream`'s last refill of `bytes` bytes, turned by `calibration` (scans spaced at `hz`
+    /// where the stream has no timestamps).
+    mutating func append(_ stream: BufferStream, bytes: Int, hz: Double, calibration: SensorCalibration) {
+        let times = stream.times(bytes: bytes, hz: hz, now: MonotonicClock.now())
+        stream.forEachScan(bytes: bytes) { i, _, v, _ in
+            rates.append((times[i], calibration.apply(raw: Vector3(v[0], v[1], v[2]))))
+        }
+    }
+
     /// Forgets the readings older than a second before `now`.
     mutating func trim(_ now: Double) {
         if let cut = rates.firstIndex(where: { $0.time >= now - 1 }), cut > 0 { rates.removeFirst(cut) }

@@ -104,9 +104,9 @@ extension HingeDescription {
     }
 
     /// The file behind channel attribute `name`, wherever the driver shares it: per channel or by type (which
-    /// libiio gives the channel), or by direction or for the whole device.
+    /// libiio gives the channel), else by type or for the whole device as `DeviceFiles.locate` looks.
     private static func attributeFile(_ channel: OpaquePointer, _ name: String, _ files: DeviceFiles) -> String? {
         if let file = IIOContext.channelAttributeFile(channel, name), files.has(file) { return file }
-        return ["in_\(name)", name].first { files.has($0) }
+        return files.locate(name, type: "angl")
     }
 }

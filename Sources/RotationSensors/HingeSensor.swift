@@ -6,8 +6,8 @@
 /// then holds the angle it had (`PostureEstimate`), or falls back to the accelerometers. A hub's raw read waits
 /// for the hub's answer (a few milliseconds), which one sample in ten bears. Owned by the sensor thread.
 final class HingeSensor {
-    /// Seconds between reads: the fold changes slowly, and ten readings a second follow it.
-    static let interval = 0.1
+    /// Seconds between reads: the base's (`BasePanel.interval`), as both follow the same fold.
+    static let interval = BasePanel.interval
 
     /// The sensor, as discovery found it.
     let sensor: HingeDescription

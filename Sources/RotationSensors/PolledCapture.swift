@@ -108,11 +108,11 @@ struct PolledCapture {
     /// for the read only, so the frequency costs nothing between reads, and three axes fit in a sample period.
     private func quickenRawReads() -> SlowRead? {
         guard let path = part.accelPaths.first else { return nil }
-        var slow = SlowRead(took: timedRead(path))
+        var slow = SlowRead(took: CapturedPart.timedRead(path))
         guard slow.took > CapturedPart.slowRawRead else { return nil }
         guard let plan = part.accel.frequency, let top = plan.available.last ?? plan.range?.upperBound, top > plan.chosen,
               part.setAccelFrequency(top) else { return slow }
-        let after = timedRead(path)
+        let after = CapturedPart.timedRead(path)
         guard after < slow.took else {
             part.setAccelFrequency(plan.chosen)
             slow.raised = (top, after)
@@ -150,12 +150,5 @@ struct PolledCapture {
             SensorLog.once(.info, "\(name): one raw read takes \(took): reading one axis at a time while still")
         }
         return true
-    }
-
-    /// How long one raw read of `path` takes.
-    private func timedRead(_ path: String) -> Double {
-        let begin = MonotonicClock.now()
-        _ = SysfsNumber.read(path)
-        return MonotonicClock.now() - begin
     }
 }
