@@ -27,6 +27,7 @@ let package = Package(
         ),
         // The timerfd that learns of a resume (<sys/timerfd.h>, libc6-dev).
         .systemLibrary(name: "CWake"),
+        .systemLibrary(name: "CInput"),
         // malloc_trim (<malloc.h>, libc6-dev), for the resident trim.
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(
@@ -36,7 +37,7 @@ let package = Package(
         // The wire protocol and the values it carries; what a client needs, without the engine.
         .target(name: "RotationProtocol"),
         .target(name: "RotationEngine", dependencies: ["RotationProtocol"], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "RotationSensors", dependencies: ["RotationProtocol", "RotationEngine", "CIIO", "CIIOEvents", "CUDev", "CWake"]),
+        .target(name: "RotationSensors", dependencies: ["RotationProtocol", "RotationEngine", "CIIO", "CIIOEvents", "CUDev", "CWake", "CInput"]),
         .target(name: "RotationCameras", dependencies: ["RotationProtocol", "RotationEngine", "CUDev", "CV4L2"]),
         .target(name: "RotationService", dependencies: ["RotationProtocol", "RotationEngine"]),
         .target(name: "RotationClient", dependencies: ["RotationProtocol"]),

@@ -22,7 +22,7 @@ enum Listing {
             return "no sensors: \(error)\n"
         }
         if inventory.accelerometers.isEmpty && inventory.gyroscopes.isEmpty && inventory.hinges.isEmpty
-            && inventory.rejected.isEmpty {
+            && inventory.rejected.isEmpty && inventory.switches.isEmpty {
             return "no sensors found: looked for \(SensorDiscovery.lookingFor), and anglvel_x/y/z for a gyroscope\n"
         }
         var text = ""
@@ -45,6 +45,9 @@ enum Listing {
             let role = h.id == inventory.hinge?.id ? "hinge sensor, read for the posture and used first" : "second hinge sensor, not used"
             text += h.listing + "\n  role: \(role)\n"
         }
+        for s in inventory.switches {
+            text += s.listing + "\n  role: switch, read for the posture where no hinge sensor or base accelerometer tells it\n"
+        }
         for r in inventory.rejected {
             text += "\(r.id): \(r.kind.rawValue), cannot be used: \(r.error)\n"
         }
@@ -54,13 +57,20 @@ enum Listing {
 
     /// The posture's sources found, and the one used: `Docs/posture.md`, "Sources, most trusted first".
     static func postureSources(_ inventory: SensorInventory) -> String {
-        let switches = "the tablet-mode and lid switches are not read"
+        let found = inventory.switches.map { s in "\(s.kinds.map(\.description).joined(separator: " and ")) (\(s.sysname))" }
+        let switches = found.isEmpty ? "no tablet-mode or lid switch"
+            : "the switches " + found.joined(separator: ", ") + " next"
         let pair = inventory.display.flatMap { d in inventory.base.map { "\(d.id) and \($0.id)" } }
         guard let hinge = inventory.hinge else {
             guard let pair else {
-                return "none found (no hinge sensor, no base accelerometer beside a display one): published as null"
+                guard !found.isEmpty else {
+                    return "none found (no hinge sensor, no base accelerometer beside a display one, no switch): published as null"
+                }
+                let lidOnly = inventory.switches.allSatisfy { $0.kinds == [.lid] }
+                return "from the switches " + found.joined(separator: ", ") + ", used; no hinge sensor and no base accelerometer"
+                    + (lidOnly ? " (a lid switch alone tells closed, and laptop once it opens)" : "")
             }
-            return "from the display and base accelerometers together (\(pair)), used; no hinge sensor, and \(switches)"
+            return "from the display and base accelerometers together (\(pair)), used; no hinge sensor; \(switches)"
         }
         let sensor = "from the hinge sensor \(hinge.id) (\(hinge.name), \(hinge.rawFile)), used first"
         guard inventory.display != nil else { return sensor + ", once a display accelerometer is found; \(switches)" }

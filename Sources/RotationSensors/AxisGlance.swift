@@ -20,6 +20,10 @@ struct AxisGlance {
             case .stopped: return .ended(.stopped)
             case .woke: return .moved
             case .due: part.due = next
+            case .switched:
+                part.due = nil
+                if let error = part.readSwitch(takeOne: part.takePolled) { return .ended(.failed(error)) }
+                continue
             }
             if part.glance() { continue }
             switch part.takePolled() {

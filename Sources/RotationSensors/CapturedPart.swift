@@ -277,6 +277,8 @@ final class CapturedPart {
         case .failed(let error):
             return .failed(error)
         case .skipped:
+            // The switches' events are read all the same: left pending, they would end the next wait at once.
+            _ = source.switches?.read()
             return .skipped
         case .value(let raw):
             lastRaw = raw
@@ -289,10 +291,27 @@ final class CapturedPart {
         }
     }
 
-    /// Adds the base's and the hinge sensor's readings due at `now` to `sample` (each at most ten times a second).
+    /// Adds the base's and the hinge sensor's readings due at `now` to `sample` (each at most ten times a second),
+    /// and the switches' states (every sample: the events pending are read, and a state is kept between them).
     private func readFold(into sample: inout Sample, at now: Double) {
         sample.base = base?.reading(at: now)
         sample.hinge = hinge?.reading(at: now)
+        if let switches = source.switches { (sample.tabletMode, sample.lidClosed) = switches.read() }
+    }
+
+    /// While still, after a switch changed (`SensorSource.WaitEnd.switched`): one sample taken with `takeOne` and
+    /// delivered whether or not the device moved, so that the posture follows the switch at once; the error
+    /// when the read failed.
+    func readSwitch(takeOne: () -> Taken) -> SensorError? {
+        switch takeOne() {
+        case .failed(let error):
+            return error
+        case .skipped:
+            return nil
+        case .sample(let sample):
+            deliver(sample)
+            return nil
+        }
     }
 
     // MARK: Delivery

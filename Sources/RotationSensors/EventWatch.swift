@@ -93,7 +93,7 @@ final class EventWatch {
         let accel = part.accel, source = part.source
         while true {
             switch watch.wait(seconds: source.configuration.motionSafetyInterval, wake: source.wakeDescriptor,
-                              resume: source.resumeDescriptor) {
+                              resume: source.resumeDescriptor, switches: source.switchDescriptor) {
             case .stopped:
                 return .ended(.stopped)
             case .resumed:
@@ -110,6 +110,8 @@ final class EventWatch {
                 disarm()
                 part.resumeFrequencies()
                 return .unavailable
+            case .switched:
+                if let error = part.readSwitch(takeOne: takeOne) { return .ended(.failed(error)) }
             case .timeout:
                 if let end = safetyRead(watch, takeOne: takeOne) { return end }
             }

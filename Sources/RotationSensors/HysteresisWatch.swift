@@ -89,10 +89,12 @@ struct HysteresisWatch {
         while true {
             var fds = [pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: source.wakeDescriptor, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: source.resumeDescriptor, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 3, Int32(max(0, (deadline - MonotonicClock.now()) * 1000).rounded(.up)))
+                       pollfd(fd: source.resumeDescriptor, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: source.switchDescriptor, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 4, Int32(max(0, (deadline - MonotonicClock.now()) * 1000).rounded(.up)))
             if source.stopRequested { return .ended(.stopped) }
             if source.woke(accel.id, resumeReadable: fds[2].revents != 0) { return .moved }
+            if fds[3].revents != 0, let error = part.readSwitch(takeOne: part.takePolled) { return .ended(.failed(error)) }
             if fds[0].revents != 0 {
                 let woke = MonotonicClock.now()
                 let bytes = stream.refill()

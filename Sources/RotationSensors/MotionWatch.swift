@@ -20,6 +20,8 @@ final class MotionWatch {
         case failed(SensorError)
         /// The resume descriptor became readable: the system may have slept.
         case resumed
+        /// A tablet-mode or lid switch changed (`SensorSource.switchDescriptor`).
+        case switched
     }
 
     /// The driver's entry.
@@ -76,19 +78,22 @@ final class MotionWatch {
         _ = write(driver.enable, "0")
     }
 
-    /// Waits for a motion event, at most `seconds`, or until `wake` (the source's stop descriptor) or `resume`
-    /// (`WakeWatch`'s) is readable. Events of another kind (another channel or event type) are read and ignored.
-    func wait(seconds: Double, wake: Int32, resume: Int32) -> Wake {
+    /// Waits for a motion event, at most `seconds`, or until `wake` (the source's stop descriptor), `resume`
+    /// (`WakeWatch`'s) or `switches` (`SensorSource.switchDescriptor`) is readable. Events of another kind
+    /// (another channel or event type) are read and ignored.
+    func wait(seconds: Double, wake: Int32, resume: Int32, switches: Int32) -> Wake {
         let deadline = MonotonicClock.now() + seconds
         while true {
             let left = deadline - MonotonicClock.now()
             if left <= 0 { return .timeout }
             var fds = [pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: resume, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 3, Int32((left * 1000).rounded(.up)))
+                       pollfd(fd: resume, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: switches, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 4, Int32((left * 1000).rounded(.up)))
             if fds[1].revents != 0 { return .stopped }
             if fds[2].revents != 0 { return .resumed }
+            if fds[3].revents != 0 { return .switched }
             guard fds[0].revents != 0 else { continue }
             do {
                 let events = try stream.drain()

@@ -86,6 +86,10 @@ struct PolledCapture {
                 part.gyroBuffer?.open()
             case .due:
                 part.due = next
+            case .switched:
+                // Read at once for the posture; the pace goes on from this read.
+                part.due = nil
+                next = MonotonicClock.now()
             }
         }
     }

@@ -20,6 +20,8 @@ public struct SensorInventory: Sendable {
     public var gyroscopes: [SensorDescription] = []
     /// Every usable hinge sensor, in device-number order.
     public var hinges: [HingeDescription] = []
+    /// Every input device with a tablet-mode or lid switch, in node order; all are read for the posture.
+    public var switches: [SwitchDescription] = []
     /// Sensors with a calibration attribute that cannot be used.
     public var rejected: [RejectedSensor] = []
 
@@ -83,6 +85,7 @@ public enum SensorDiscovery {
             }
         }
         findHinges(devices, into: &inv)
+        inv.switches = udev.switches()
         return inv
     }
 

@@ -216,7 +216,16 @@ public final class SensorSource: @unchecked Sendable {
         case stopped
         /// The system woke from a sleep (`woke()` said so): read the part at once.
         case woke
+        /// A tablet-mode or lid switch changed (`switchDescriptor`): read the part once for the posture.
+        case switched
     }
+
+    /// The switches of the capture running (`InputSwitches`), nil between captures. Owned by the sensor thread.
+    var switches: InputSwitches?
+
+    /// Readable when a switch has changed (`InputSwitches.descriptor`), to poll beside a capture's own while
+    /// still; −1 without one.
+    var switchDescriptor: Int32 { switches?.descriptor ?? -1 }
 
     /// The descriptor that becomes readable when the system resumes (`WakeWatch`), to poll beside a capture's
     /// own; −1 without one.
@@ -232,16 +241,18 @@ public final class SensorSource: @unchecked Sendable {
         return true
     }
 
-    /// Sleeps until `deadline` (monotonic seconds), a stop, or a wake from a sleep of the system (`woke`; `id`
-    /// names the part in the log).
+    /// Sleeps until `deadline` (monotonic seconds), a stop, a wake from a sleep of the system (`woke`; `id`
+    /// names the part in the log), or a switch's change.
     func wait(until deadline: Double, _ id: String) -> WaitEnd {
         while !stopRequested {
             let left = deadline - MonotonicClock.now()
             if left <= 0 { return .due }
             var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: resumeDescriptor, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 2, Int32((left * 1000).rounded(.up)))
+                       pollfd(fd: resumeDescriptor, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: switchDescriptor, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 3, Int32((left * 1000).rounded(.up)))
             if woke(id, resumeReadable: fds[1].revents != 0) { return .woke }
+            if fds[2].revents != 0, !stopRequested { return .switched }
         }
         return .stopped
     }
@@ -364,7 +375,8 @@ public final class SensorSource: @unchecked Sendable {
         if let gyro { message += ", gyroscope \(gyro.id) (\(gyro.name))" + (gyro.id == accel.id ? "" : " \(gyro.plan.mode.rawValue)") }
         let base = inventory.base.flatMap { b in ctx.device(id: b.id).flatMap { BasePanel(b, device: $0) } }
         let hinge = inventory.hinge.map(HingeSensor.init)
-        message += SensorSource.foldSources(inventory, baseUsed: base != nil)
+        let switches = InputSwitches(inventory.switches)
+        message += SensorSource.foldSources(inventory, baseUsed: base != nil, switchesRead: switches.nodes)
         message += "; " + (plan.neighbour.map { "beside \($0)" } ?? "no other reader found") + ": \(plan.reason)"
         if !retrying { SensorLog.limited(.info, key: "using", interval: 5, message) }
         control.withLock {
@@ -376,12 +388,14 @@ public final class SensorSource: @unchecked Sendable {
         let capture = SensorCapture(source: self, context: ctx, device: dev, accelerometer: accel,
                                     gyroscope: gyro, gyroscopeDevice: gyro.flatMap { ctx.device(id: $0.id) }, base: base,
                                     hinge: hinge)
+        self.switches = switches.isEmpty ? nil : switches
+        defer { self.switches = nil }
         return capture.run()
     }
 
-    /// What the "using" line says of the posture's sources: the hinge sensor, read first, and the base
-    /// accelerometer; empty without either.
-    static func foldSources(_ inventory: SensorInventory, baseUsed: Bool) -> String {
+    /// What the "using" line says of the posture's sources: the hinge sensor, read first, the base
+    /// accelerometer, and the switches (`switchesRead`: the nodes opened); empty without any.
+    static func foldSources(_ inventory: SensorInventory, baseUsed: Bool, switchesRead: [String]) -> String {
         var text = ""
         if let h = inventory.hinge {
             text += "; hinge sensor \(h.id) (\(h.name)) read for the posture and trusted first (\(h.rawFile), ten times a second)"
@@ -389,6 +403,11 @@ public final class SensorSource: @unchecked Sendable {
         if let b = inventory.base {
             text += baseUsed ? "; base accelerometer \(b.id) read for the posture (in_accel_*_raw, ten times a second)"
                 : "; base accelerometer \(b.id) has no raw x, y and z and is not used"
+        }
+        for s in inventory.switches {
+            let what = s.kinds.map(\.description).joined(separator: " and ")
+            text += switchesRead.contains(s.node) ? "; \(what) of \(s.name) (\(s.node)) read for the posture"
+                : "; \(what) of \(s.name) (\(s.node)) cannot be opened and is not read"
         }
         return text
     }

@@ -18,6 +18,33 @@ final class UDevDatabase {
         defer { udev_device_unref(dev) }
         return udev_device_get_property_value(dev, key).map { String(cString: $0) }
     }
+
+    /// Every input device with a tablet-mode or lid switch (`SwitchDescription`), in node order: each `eventN`
+    /// of the input subsystem whose parent's `capabilities/sw` names one. Empty when udev is unavailable.
+    func switches() -> [SwitchDescription] {
+        guard let udev, let e = udev_enumerate_new(udev) else { return [] }
+        defer { udev_enumerate_unref(e) }
+        _ = udev_enumerate_add_match_subsystem(e, "input")
+        _ = udev_enumerate_add_match_sysname(e, "event*")
+        _ = udev_enumerate_scan_devices(e)
+        var found: [SwitchDescription] = []
+        var entry = udev_enumerate_get_list_entry(e)
+        while let item = entry {
+            entry = udev_list_entry_get_next(item)
+            guard let path = udev_list_entry_get_name(item), let dev = udev_device_new_from_syspath(udev, path) else { continue }
+            defer { udev_device_unref(dev) }
+            guard let node = udev_device_get_devnode(dev).map({ String(cString: $0) }),
+                  let sysname = udev_device_get_sysname(dev).map({ String(cString: $0) }),
+                  let parent = udev_device_get_parent(dev),
+                  let capabilities = udev_device_get_sysattr_value(parent, "capabilities/sw").map({ String(cString: $0) })
+            else { continue }
+            let name = udev_device_get_sysattr_value(parent, "name").map { String(cString: $0) } ?? "an input device"
+            if let s = SwitchDescription(node: node, sysname: sysname, name: String(name.trimmedSysfs), capabilities: capabilities) {
+                found.append(s)
+            }
+        }
+        return found.sorted { SensorDiscovery.deviceNumber($0.sysname) < SensorDiscovery.deviceNumber($1.sysname) }
+    }
 }
 
 /// Watches udev for IIO devices being added or removed.

@@ -182,6 +182,33 @@ struct ServiceUserTests {
         #expect("\(attributes[.ownerAccountID] ?? "")" == "0" && "\(attributes[.groupOwnerAccountID] ?? "")" == "0")
     }
 
+    @Test("rotationd-access gives the group read on a tablet-mode or lid switch's event node through an ACL, and nothing on an input device without either switch")
+    func accessToSwitch() throws {
+        let (_, root) = try DebianPackageTests.unpack()
+        let user = try ServiceUser(package: root.path)
+        let rules = try String(contentsOfFile: root.path("usr/lib/udev/rules.d/60-rotationd.rules"), encoding: .utf8)
+        let line = try #require(rules.split(separator: "\n").first { !$0.hasPrefix("#") && $0.contains("SUBSYSTEM==\"input\"") },
+                                "no rule for input devices")
+        let run = try #require(line.components(separatedBy: "RUN+=\"").last?.split(separator: "\"").first).split(separator: " ").map(String.init)
+        #expect(run.dropFirst() == ["%S%p", "$devnode"], "\(run)")
+        let gid = try user.passwdEntry()[3]
+        // (device, capabilities/sw, whether the group may read its node): intel-vbtn, a lid, a headphone jack
+        // (SW_HEADPHONE_INSERT, bit 2), a keyboard (no capabilities/sw at all).
+        for (name, sw, granted) in [("vbtn", "2", true), ("lid", "1", true), ("jack", "4", false), ("keyboard", nil as String?, false)] {
+            let device = user.scratch.path("input-\(name)")
+            try FileManager.default.createDirectory(atPath: device + "/event3/", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: device + "/capabilities", withIntermediateDirectories: true)
+            if let sw { try (sw + "\n").write(toFile: device + "/capabilities/sw", atomically: false, encoding: .utf8) }
+            let node = user.scratch.path("event-\(name)")
+            #expect(FileManager.default.createFile(atPath: node, contents: Data(), attributes: [.posixPermissions: 0o660]))
+            let r = try user.run(root.path + run[0], [device + "/event3", node])
+            #expect(r.status == 0, "\(name): \(r.out)\(r.err)")
+            let acl = try user.run("/usr/bin/getfacl", ["--omit-header", "--numeric", node])
+            #expect(acl.out.split(separator: "\n").contains("group:\(gid):r--") == granted, "\(name): \(acl.out)\(acl.err)")
+            #expect(acl.out.split(separator: "\n").contains("group::rw-") && acl.out.split(separator: "\n").contains("other::---"), "\(name): \(acl.out)")
+        }
+    }
+
     @Test("The packaged rotationd, as the rotationd user with the rule's grants on an emulated buffered accelerometer, reads the buffer, with no capability")
     func capturesBuffered() throws {
         let (_, root) = try DebianPackageTests.unpack()

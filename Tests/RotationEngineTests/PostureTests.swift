@@ -200,6 +200,17 @@ struct PostureTests {
         #expect(postures(samples).map(\.posture) == [.laptop, .tablet, .closed])
     }
 
+    @Test("a lid switch alone gives closed while shut and laptop once opened, not closed held")
+    func lidSwitchAlone() {
+        var samples: [Sample] = []
+        for i in 0..<300 {
+            var s = Sample(time: Double(i) / 50, acceleration: Vector3(0, -9.8, 0.5))
+            s.lidClosed = i >= 100 && i < 200
+            samples.append(s)
+        }
+        #expect(postures(samples).map(\.posture) == [.laptop, .closed, .laptop])
+    }
+
     @Test("a plain tablet, with nothing that reads a fold, has no posture")
     func plainTabletNoPosture() {
         var engine = OrientationEngine()

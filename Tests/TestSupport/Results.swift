@@ -98,6 +98,8 @@ public struct Results: Sendable {
     }
     /// The failed step and what failed, if one did.
     public var failure: DriverFailure? { events.lazy.compactMap { if case .failure(let f) = $0 { f } else { nil } }.first }
+    /// Each change of an emulated switch (`Step.flip`), in order.
+    public var switchChanges: [SwitchChange] { events.compactMap { if case .switched(let s) = $0 { s } else { nil } } }
     /// The driver's exit status, if it ended by itself.
     public var endStatus: Int? { events.lazy.compactMap { if case .end(let s) = $0 { s } else { nil } }.first }
 }
@@ -124,6 +126,8 @@ public enum DriverEvent: Sendable, Decodable {
     case rawPollerSummary(RawPollerSummary)
     case credentials(Credential)
     case measure(Measure)
+    /// A `switch` step's change, queued on the node.
+    case switched(SwitchChange)
     /// A line of the program's, on `stream` (`"stdout"` or `"stderr"`).
     case output(stream: String, TimedLine)
     /// A line received on socket connection `connection` (from 1).
@@ -162,6 +166,7 @@ public enum DriverEvent: Sendable, Decodable {
         case "raw-poller-summary": self = .rawPollerSummary(try RawPollerSummary(from: decoder))
         case "credentials": self = .credentials(try Credential(from: decoder))
         case "measure": self = .measure(try Measure(from: decoder))
+        case "switch": self = .switched(try SwitchChange(from: decoder))
         case "output": self = .output(stream: try c.decode(String.self, forKey: .stream), try timed())
         case "socket": self = .socket(connection: try c.decode(Int.self, forKey: .connection), try timed())
         case "neighbour-output":
@@ -171,6 +176,17 @@ public enum DriverEvent: Sendable, Decodable {
         default: self = .other(event)
         }
     }
+}
+
+/// A change of an emulated input switch (`Step.flip`): which, to what, and when its event was queued.
+public struct SwitchChange: Sendable, Decodable {
+    /// The event node, such as `/dev/input/event7`.
+    public var node: String
+    /// `"tablet-mode"` or `"lid"`.
+    public var `switch`: String
+    /// 1 on, 0 off.
+    public var value: Int
+    public var at: Double
 }
 
 /// A line and when it arrived.

@@ -99,6 +99,12 @@ public enum Step: Sendable, Hashable, Encodable {
     case rawPoller(_ device: String, interval: Double)
     /// Emulates a system suspend of `seconds` and the resume after it (see `Suspend` for the options).
     case suspend(_ seconds: Double, Suspend = Suspend())
+    /// Emulates an evdev device named `name` at `node` (an input device's event node, `/dev/input/event5`)
+    /// reporting the switches in `states`, each on or off: `EVIOCGSW` and `EVIOCGBIT` answer as the kernel's would.
+    case switches(_ node: String, name: String, _ states: [InputSwitch: Bool])
+    /// Turns one switch of a `switches` device on or off: its state, and an `EV_SW` event and a report queued on
+    /// the node for its readers.
+    case flip(_ node: String, _ which: InputSwitch, _ on: Bool)
 
     /// The driver's JSON list for this step.
     public var json: DriverJSON {
@@ -144,6 +150,10 @@ public enum Step: Sendable, Hashable, Encodable {
         case .sensorProxy(let within): return within.map { list("sensor-proxy", .double($0)) } ?? list("sensor-proxy")
         case .rawPoller(let device, let interval): return list("raw-poller", .string(device), .double(interval))
         case .suspend(let seconds, let options): return list("suspend", .double(seconds), options.json)
+        case .switches(let node, let name, let states):
+            return list("switches", .string(node), .string(name),
+                        .object(Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, .int($0.value ? 1 : 0)) })))
+        case .flip(let node, let which, let on): return list("switch", .string(node), .string(which.rawValue), .int(on ? 1 : 0))
         }
     }
 
@@ -191,6 +201,12 @@ public struct Wait: Sendable, Hashable {
 
     /// `[VERB, REGEX, TIMEOUT]`, the step and the `hold_until` condition alike.
     public var json: DriverJSON { [.string(source.rawValue), .string(pattern), .double(timeout)] }
+}
+
+/// A switch an emulated input device reports (`Step.switches`): the kernel's `SW_TABLET_MODE` and `SW_LID`.
+public enum InputSwitch: String, Sendable, Hashable {
+    case tabletMode = "tablet-mode"
+    case lid
 }
 
 /// A uevent's action.

@@ -180,7 +180,7 @@ public enum Testbed {
         /// Everything the driver printed, for test failure messages.
         public var transcript: String { (driverOut + driverErr).joined(separator: "\n") }
 
-        static func object(_ line: String) -> [String: Any]? {
+        public static func object(_ line: String) -> [String: Any]? {
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
         }
     }

@@ -104,6 +104,8 @@ public struct PostureEstimate: Sendable {
         guard let h = hinge else {
             if hadBase && !baseHere && s.hinge == nil { return .tablet }
             if let mode = s.tabletMode { return mode ? .tablet : .laptop }
+            // A lid switch alone: an open lid is a laptop's one posture.
+            if s.lidClosed == false { return .laptop }
             return state.posture
         }
         let current = state.posture

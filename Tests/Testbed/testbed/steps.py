@@ -2,7 +2,7 @@
 its first line the step's form; `umockdev-driver.py --help` prints them all, in this order."""
 import inspect
 
-from . import cameras, feeds, files, neighbours, player, program, sleep, sockets
+from . import cameras, feeds, files, neighbours, player, program, sleep, sockets, switches
 from .common import Failure
 
 VERBS = {
@@ -51,6 +51,9 @@ VERBS = {
     "v4l2-controls": cameras.v4l2_controls,
     "media-graph": cameras.media_graph,
     "guard-video-nodes": cameras.guard_video_nodes,
+    # Input switches
+    "switches": switches.switches,
+    "switch": switches.switch,
 }
 
 

@@ -1,0 +1,125 @@
+import CInput
+import Glibc
+import RotationProtocol
+
+/// The tablet-mode and lid switches (`SwitchDescription`) read for the posture: each event node opened
+/// read-only and non-blocking, its state taken once with `EVIOCGSW` and then kept from the events it reports.
+///
+/// Nothing is grabbed, so the compositor and libinput see every event as before. A capture polls `descriptor`
+/// beside its own while it sleeps, so a switch that changes while the display is still is read at once
+/// (`CapturedPart.readSwitch`). A node that cannot be opened is logged once with the fix and left out; one that
+/// goes away (ENODEV) is closed. Owned by the sensor thread.
+final class InputSwitches {
+    private struct Opened {
+        var switch_: SwitchDescription
+        var fd: Int32
+        /// The state of each switch it reports, by `SwitchDescription.Kind.rawValue`.
+        var on: [Int: Bool] = [:]
+    }
+
+    /// `struct input_event`: a `struct timeval`, then type, code (16 bits each) and value (32 bits).
+    private static let eventSize = MemoryLayout<input_event>.size
+
+    private var opened: [Opened] = []
+    private let poller: Int32
+
+    /// Opens each of `switches`; those that cannot be opened are logged (once each) and left out.
+    init(_ switches: [SwitchDescription]) {
+        for s in switches {
+            let fd = open(s.node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else {
+                let e = errno
+                let fix = e == EACCES || e == EPERM
+                    ? "the group rotationd reads a switch's node once udev has applied 60-rotationd.rules to it (udevadm trigger), or run as root"
+                    : nil
+                let err = SystemError(operation: "open", path: s.node, errno: e, fix: fix)
+                SensorLog.once(.warning, "\(err); the \(s.kinds.map(\.description).joined(separator: " and ")) of \(s.name) is not read for the posture")
+                continue
+            }
+            var o = Opened(switch_: s, fd: fd)
+            InputSwitches.sync(&o)
+            opened.append(o)
+        }
+        poller = opened.count > 1 ? rotationd_readiness_create() : -1
+        if poller >= 0 { for o in opened { _ = rotationd_readiness_add(poller, o.fd) } }
+    }
+
+    deinit {
+        for o in opened { close(o.fd) }
+        if poller >= 0 { close(poller) }
+    }
+
+    /// Whether any switch is read.
+    var isEmpty: Bool { opened.isEmpty }
+
+    /// The descriptors opened, by node, for the "using" line and tests.
+    var nodes: [String] { opened.map(\.switch_.node) }
+
+    /// Readable when a switch has reported something not read yet: the one node's descriptor, an epoll
+    /// descriptor over several, or −1 with none.
+    var descriptor: Int32 { poller >= 0 ? poller : opened.first?.fd ?? -1 }
+
+    /// Reads every event pending, then gives the switches' states: `SW_TABLET_MODE` and `SW_LID`, each nil when no
+    /// device reports it (a switch any device reports on counts as on).
+    func read() -> (tabletMode: Bool?, lidClosed: Bool?) {
+        var i = 0
+        while i < opened.count {
+            if InputSwitches.drain(&opened[i]) {
+                i += 1
+            } else {
+                let gone = opened.remove(at: i)
+                SensorLog.write(.info, "\(gone.switch_.node) (\(gone.switch_.name)) went away: its switches are no longer read")
+                if poller >= 0 { _ = rotationd_readiness_remove(poller, gone.fd) }
+                close(gone.fd)
+            }
+        }
+        func state(_ kind: SwitchDescription.Kind) -> Bool? {
+            let values = opened.compactMap { $0.on[kind.rawValue] }
+            return values.isEmpty ? nil : values.contains(true)
+        }
+        return (state(.tabletMode), state(.lid))
+    }
+
+    /// Reads `o`'s pending events into its state; false when the device is gone.
+    private static func drain(_ o: inout Opened) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: eventSize * 16)
+        var dropped = false
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(o.fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                let e = errno
+                if e == EINTR { continue }
+                if e == ENODEV { return false }
+                break
+            }
+            if n == 0 { break }
+            buffer.withUnsafeBytes { raw in
+                var offset = 0
+                while offset + eventSize <= n {
+                    let type = raw.loadUnaligned(fromByteOffset: offset + eventSize - 8, as: UInt16.self)
+                    let code = raw.loadUnaligned(fromByteOffset: offset + eventSize - 6, as: UInt16.self)
+                    let value = raw.loadUnaligned(fromByteOffset: offset + eventSize - 4, as: Int32.self)
+                    if type == UInt16(EV_SW), o.switch_.kinds.contains(where: { $0.rawValue == Int(code) }) {
+                        o.on[Int(code)] = value != 0
+                    } else if type == UInt16(EV_SYN), code == UInt16(SYN_DROPPED) {
+                        dropped = true
+                    }
+                    offset += eventSize
+                }
+            }
+        }
+        // The kernel's queue overflowed: what was lost is in the state the ioctl gives.
+        if dropped { sync(&o) }
+        return true
+    }
+
+    /// Takes `o`'s state from `EVIOCGSW`; leaves it as it was when the ioctl fails.
+    private static func sync(_ o: inout Opened) {
+        var bits = [UInt8](repeating: 0, count: 8)
+        let r = bits.withUnsafeMutableBytes {
+            rotationd_input_switch_states(o.fd, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32($0.count))
+        }
+        guard r >= 0 else { return }
+        for kind in o.switch_.kinds { o.on[kind.rawValue] = bits[kind.rawValue / 8] & (1 << UInt8(kind.rawValue % 8)) != 0 }
+    }
+}
