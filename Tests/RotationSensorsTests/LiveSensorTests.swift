@@ -302,6 +302,29 @@ struct LiveSensorTests {
         #expect(based.count < lines.count - 1, "the base is read at most ten times a second, not with every sample")
     }
 
+    @Test("a detachable's base taken off gives tablet with no hinge, and put back (the same part, reappearing) laptop again with its hinge; the display's rotation holds throughout")
+    func detachableBase() async throws {
+        let device = "/sys/devices/platform/cros-ec-base/iio:device0"
+        let laptop = #""posture":"laptop","hinge":(8[5-9]|9[0-5]),"#
+        let r = try await Testbed.run(devices: ["base-display.umockdev"], steps: [
+            // Face up: a hinge of 90°.
+            .set("iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": 0, "in_accel_z_raw": -512]),
+            .start,
+            .wait(.stdout(laptop, within: Tolerance.listing)),
+            .remove(device),
+            .wait(.stdout(#""posture":"tablet","hinge":null,"#)),
+            // Put back as it was (Tests/fixtures/base-detachable.umockdev: the same part face up).
+            .add("base-detachable.umockdev"),
+            .wait(.stdout(laptop, within: Tolerance.slowReply)),
+        ], arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        var postures: [String] = []
+        for e in r.events { if let p = e["posture"] as? String, p != postures.last { postures.append(p) } }
+        #expect(postures == ["laptop", "tablet", "laptop"], "\(r.transcript)")
+        #expect(r.rotations == [0], "\(r.transcript)")
+        #expect(!r.stderr.contains { $0.contains("error") }, "\(r.transcript)")
+    }
+
     @Test("each kind of garbage raw value is skipped and logged at most once a second; a zero scale is refused by name")
     func garbageValues() async throws {
         // The fixture starts with x "abc", y empty and z overflowing; a sample is skipped at its first bad axis,

@@ -42,7 +42,7 @@ struct SwitchTests {
         StillPart(fixture: "zoo/kxcjk-1013.umockdev", still: "iio:device0: the device is still: watching for motion with its", played: true),
     ]
 
-    @Test("switches changed while the display lies still: laptop, tablet when tablet mode turns on, closed with the lid shut, tablet once it opens, laptop when tablet mode turns off; each within 1 s of its event, with no hinge",
+    @Test("switches changed while the display lies still (a part watched by its motion event sleeps on, switches and all, for 3 s): laptop, tablet when tablet mode turns on, closed with the lid shut, tablet once it opens, laptop when tablet mode turns off; each within 1 s of its event, with no hinge",
           arguments: stillParts)
     func switchesWhileStill(_ part: StillPart) async throws {
         let trace = try DriverZooTests.PosesTrace(holds: [40])
@@ -52,6 +52,7 @@ struct SwitchTests {
         let r = try await Testbed.run(devices: [part.fixture, "switches.umockdev"], steps: Self.emulated + [.start] + play + [
             .wait(.stdout(#""posture":"laptop","hinge":null,"#, within: Tolerance.tracePose)),
             .wait(.stderr(part.still, within: Tolerance.tracePose)),
+        ] + (part.played ? [.asleep(thread: "rotationd-iio", seconds: 3)] : []) + [
             .flip(Self.tablet, .tabletMode, true),
             .wait(.stdout(#""posture":"tablet","hinge":null,"#)),
             .flip(Self.lid, .lid, true),
