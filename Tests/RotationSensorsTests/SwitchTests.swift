@@ -78,19 +78,26 @@ struct SwitchTests {
             && $0.contains("SW_LID of Lid Switch (\(Self.lid)) read for the posture") }, "\(r.transcript)")
     }
 
-    @Test("a tablet-mode switch already on when the service starts gives tablet from the first posture on (EVIOCGSW), laptop never")
+    @Test("a tablet-mode switch already on when the service starts gives tablet from the first posture on (EVIOCGSW), laptop never; --record writes both switches' columns")
     func stateAtStart() async throws {
+        let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-switches-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: csv) }
         let r = try await Testbed.run(devices: ["polled.umockdev", "switches.umockdev"], steps: [
             .switches(Self.tablet, name: "Intel Virtual Switches", [.tabletMode: true]),
             .switches(Self.lid, name: "Lid Switch", [.lid: false]),
             .start,
             .wait(.stdout(#""rotation":0,.*"posture":"tablet","hinge":null,"#, within: Tolerance.listing)),
-        ], arguments: ["--print"])
+            .stop,
+        ], arguments: ["--print", "--record", csv.path])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(Self.postures(r).map(\.posture) == ["tablet"], "\(r.transcript)")
         let states = r.events.filter { $0["type"] as? String == "state" }
         let first = try #require(states.firstIndex { $0["rotation"] is Int }, "\(r.transcript)")
         #expect(states[first]["posture"] as? String == "tablet", "the first state with a rotation: \(states[first])")
+        // The recording carries both switches on every row: tablet mode on, the lid open.
+        let lines = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first == "t,x,y,z,tablet_mode,lid_closed", "\(lines.prefix(2))")
+        #expect(lines.count > 1 && lines.dropFirst().allSatisfy { $0.hasSuffix(",1,0") }, "\(lines.prefix(4))")
     }
 
     @Test("rotationd --list names each switch device, its node and the switches it reports, and says the switches are the posture's source")
