@@ -57,7 +57,7 @@ enum Listing {
 
     /// The posture's sources found, and the one used: `Docs/posture.md`, "Sources, most trusted first".
     static func postureSources(_ inventory: SensorInventory) -> String {
-        let found = inventory.switches.map { s in "\(s.kinds.map(\.description).joined(separator: " and ")) (\(s.sysname))" }
+        let found = inventory.switches.map { "\($0.reported) (\($0.sysname))" }
         let switches = found.isEmpty ? "no tablet-mode or lid switch"
             : "the switches " + found.joined(separator: ", ") + " next"
         let pair = inventory.display.flatMap { d in inventory.base.map { "\(d.id) and \($0.id)" } }

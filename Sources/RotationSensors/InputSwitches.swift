@@ -22,6 +22,10 @@ final class InputSwitches {
 
     private var opened: [Opened] = []
     private let poller: Int32
+    /// Where events are read into, sixteen at a time.
+    private var buffer = [UInt8](repeating: 0, count: eventSize * 16)
+    /// The states in force, kept from the last events read (`refresh`).
+    private var states: (tabletMode: Bool?, lidClosed: Bool?) = (nil, nil)
 
     /// Opens each of `switches`; those that cannot be opened are logged (once each) and left out.
     init(_ switches: [SwitchDescription]) {
@@ -33,7 +37,7 @@ final class InputSwitches {
                     ? "the group rotationd reads a switch's node once udev has applied 60-rotationd.rules to it (udevadm trigger), or run as root"
                     : nil
                 let err = SystemError(operation: "open", path: s.node, errno: e, fix: fix)
-                SensorLog.once(.warning, "\(err); the \(s.kinds.map(\.description).joined(separator: " and ")) of \(s.name) is not read for the posture")
+                SensorLog.once(.warning, "\(err); the \(s.reported) of \(s.name) is not read for the posture")
                 continue
             }
             var o = Opened(switch_: s, fd: fd)
@@ -42,6 +46,7 @@ final class InputSwitches {
         }
         poller = opened.count > 1 ? rotationd_readiness_create() : -1
         if poller >= 0 { for o in opened { _ = rotationd_readiness_add(poller, o.fd) } }
+        refresh()
     }
 
     deinit {
@@ -59,12 +64,20 @@ final class InputSwitches {
     /// descriptor over several, or −1 with none.
     var descriptor: Int32 { poller >= 0 ? poller : opened.first?.fd ?? -1 }
 
-    /// Reads every event pending, then gives the switches' states: `SW_TABLET_MODE` and `SW_LID`, each nil when no
-    /// device reports it (a switch any device reports on counts as on).
+    /// The switches' states, `SW_TABLET_MODE` and `SW_LID`, each nil when no device reports it (a switch any
+    /// device reports on counts as on), after reading the events pending. Called with every sample: while
+    /// nothing is pending it costs one poll of `descriptor` and allocates nothing.
     func read() -> (tabletMode: Bool?, lidClosed: Bool?) {
+        var p = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        if poll(&p, 1, 0) > 0 { refresh() }
+        return states
+    }
+
+    /// Reads every device's pending events (closing one that is gone), then the states they give.
+    private func refresh() {
         var i = 0
         while i < opened.count {
-            if InputSwitches.drain(&opened[i]) {
+            if drain(&opened[i]) {
                 i += 1
             } else {
                 let gone = opened.remove(at: i)
@@ -74,15 +87,16 @@ final class InputSwitches {
             }
         }
         func state(_ kind: SwitchDescription.Kind) -> Bool? {
-            let values = opened.compactMap { $0.on[kind.rawValue] }
-            return values.isEmpty ? nil : values.contains(true)
+            var any: Bool?
+            for o in opened { if let on = o.on[kind.rawValue] { any = (any ?? false) || on } }
+            return any
         }
-        return (state(.tabletMode), state(.lid))
+        states = (state(.tabletMode), state(.lid))
     }
 
     /// Reads `o`'s pending events into its state; false when the device is gone.
-    private static func drain(_ o: inout Opened) -> Bool {
-        var buffer = [UInt8](repeating: 0, count: eventSize * 16)
+    private func drain(_ o: inout Opened) -> Bool {
+        let size = InputSwitches.eventSize
         var dropped = false
         while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(o.fd, $0.baseAddress, $0.count) }
@@ -95,21 +109,21 @@ final class InputSwitches {
             if n == 0 { break }
             buffer.withUnsafeBytes { raw in
                 var offset = 0
-                while offset + eventSize <= n {
-                    let type = raw.loadUnaligned(fromByteOffset: offset + eventSize - 8, as: UInt16.self)
-                    let code = raw.loadUnaligned(fromByteOffset: offset + eventSize - 6, as: UInt16.self)
-                    let value = raw.loadUnaligned(fromByteOffset: offset + eventSize - 4, as: Int32.self)
+                while offset + size <= n {
+                    let type = raw.loadUnaligned(fromByteOffset: offset + size - 8, as: UInt16.self)
+                    let code = raw.loadUnaligned(fromByteOffset: offset + size - 6, as: UInt16.self)
+                    let value = raw.loadUnaligned(fromByteOffset: offset + size - 4, as: Int32.self)
                     if type == UInt16(EV_SW), o.switch_.kinds.contains(where: { $0.rawValue == Int(code) }) {
                         o.on[Int(code)] = value != 0
                     } else if type == UInt16(EV_SYN), code == UInt16(SYN_DROPPED) {
                         dropped = true
                     }
-                    offset += eventSize
+                    offset += size
                 }
             }
         }
         // The kernel's queue overflowed: what was lost is in the state the ioctl gives.
-        if dropped { sync(&o) }
+        if dropped { InputSwitches.sync(&o) }
         return true
     }
 

@@ -405,9 +405,8 @@ public final class SensorSource: @unchecked Sendable {
                 : "; base accelerometer \(b.id) has no raw x, y and z and is not used"
         }
         for s in inventory.switches {
-            let what = s.kinds.map(\.description).joined(separator: " and ")
-            text += switchesRead.contains(s.node) ? "; \(what) of \(s.name) (\(s.node)) read for the posture"
-                : "; \(what) of \(s.name) (\(s.node)) cannot be opened and is not read"
+            text += "; \(s.reported) of \(s.name) (\(s.node)) "
+                + (switchesRead.contains(s.node) ? "read for the posture" : "cannot be opened and is not read")
         }
         return text
     }

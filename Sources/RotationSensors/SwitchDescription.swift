@@ -6,8 +6,6 @@
 /// ACPI lid (button.c, "Lid Switch"). The device's `capabilities/sw` attribute (the parent `inputN` of the
 /// `eventN` node) lists the switch codes it reports, as hexadecimal words of the kernel's `long`, most
 /// significant first: bit 0 is `SW_LID`, bit 1 `SW_TABLET_MODE` (`linux/input-event-codes.h`).
-///
-/// rotationd's own virtual switch (`TabletModeSwitch`) is never one: it reports what rotationd decided.
 public struct SwitchDescription: Sendable, Hashable {
     /// The switches read.
     public enum Kind: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -30,19 +28,19 @@ public struct SwitchDescription: Sendable, Hashable {
     public var kinds: [Kind]
 
     /// The device of an `eventN` node whose parent reports `capabilities` (`capabilities/sw`'s text) and is
-    /// named `name`; nil when it reports neither switch, or it is rotationd's own virtual switch.
+    /// named `name`; nil when it reports neither switch.
     public init?(node: String, sysname: String, name: String, capabilities: String) {
         let codes = SwitchDescription.codes(capabilities)
         let kinds = Kind.allCases.filter { codes.contains($0.rawValue) }
-        guard !kinds.isEmpty, name != SwitchDescription.ownName else { return nil }
+        guard !kinds.isEmpty else { return nil }
         self.node = node
         self.sysname = sysname
         self.name = name
         self.kinds = kinds
     }
 
-    /// The name rotationd's own virtual switch device takes (`TabletModeSwitch`).
-    public static let ownName = "rotationd tablet-mode switch"
+    /// The switches it reports, by the kernel's names: `SW_LID and SW_TABLET_MODE`.
+    public var reported: String { kinds.map(\.description).joined(separator: " and ") }
 
     /// The codes set in a `capabilities/*` attribute: hexadecimal words of `bitsPerWord` bits separated by
     /// spaces, most significant first (the kernel drops leading zero words). Text that is not hexadecimal sets none.
@@ -61,7 +59,7 @@ public struct SwitchDescription: Sendable, Hashable {
     /// Human-readable lines for `rotationd --list`, each indented under a heading line.
     public var listing: String {
         ["\(sysname): \(name) (switch, \(node))",
-         "  reports: " + kinds.map(\.description).joined(separator: ", "),
+         "  reports: " + reported,
          "  read: its state at the start (EVIOCGSW) and each change, never grabbed"].joined(separator: "\n")
     }
 }

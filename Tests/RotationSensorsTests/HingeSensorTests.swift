@@ -34,13 +34,6 @@ struct HingeSensorTests {
                     postureLine: "posture: from the hinge sensor iio:device1 (cros-ec-lid-angle, in_angl_raw), used first"),
     ]
 
-    /// The postures of `r`'s state lines, each change once.
-    static func postures(_ r: Testbed.Result) -> [String] {
-        var out: [String] = []
-        for e in r.events { if let p = e["posture"] as? String, p != out.last { out.append(p) } }
-        return out
-    }
-
     /// The hinge published with the first state line in `posture`.
     static func hinge(_ r: Testbed.Result, first posture: String) -> Int? {
         r.events.first { $0["posture"] as? String == posture }?["hinge"] as? Int
@@ -57,7 +50,7 @@ struct HingeSensorTests {
             .wait(.stdout(#""posture":"tablet","hinge":3[4-6][0-9],"#)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
-        #expect(Self.postures(r) == ["laptop", "tablet"], "\(r.transcript)")
+        #expect(r.postures == ["laptop", "tablet"], "\(r.transcript)")
         let laptop = try #require(Self.hinge(r, first: "laptop"), "\(r.transcript)")
         let tablet = try #require(Self.hinge(r, first: "tablet"), "\(r.transcript)")
         #expect(abs(laptop - 110) <= 10 && abs(tablet - 350) <= 10, "laptop \(laptop)°, tablet \(tablet)°")

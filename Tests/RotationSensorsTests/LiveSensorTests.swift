@@ -285,9 +285,7 @@ struct LiveSensorTests {
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // The display never turned; the fold went laptop, stand, tablet, each once.
         #expect(r.rotations == [0], "\(r.transcript)")
-        var postures: [String] = []
-        for e in r.events { if let p = e["posture"] as? String, p != postures.last { postures.append(p) } }
-        #expect(postures == ["laptop", "stand", "tablet"], "\(r.transcript)")
+        #expect(r.postures == ["laptop", "stand", "tablet"], "\(r.transcript)")
         let last = try #require(r.events.last { $0["posture"] as? String == "tablet" })
         let cameras = try #require(last["cameras"] as? [[String: Any]])
         #expect(cameras.map { $0["direction"] as? String } == ["forward", "backward"], "\(r.transcript)")
@@ -318,9 +316,7 @@ struct LiveSensorTests {
             .wait(.stdout(laptop, within: Tolerance.slowReply)),
         ], arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
-        var postures: [String] = []
-        for e in r.events { if let p = e["posture"] as? String, p != postures.last { postures.append(p) } }
-        #expect(postures == ["laptop", "tablet", "laptop"], "\(r.transcript)")
+        #expect(r.postures == ["laptop", "tablet", "laptop"], "\(r.transcript)")
         #expect(r.rotations == [0], "\(r.transcript)")
         #expect(!r.stderr.contains { $0.contains("error") }, "\(r.transcript)")
     }

@@ -132,6 +132,15 @@ public enum Testbed {
             return out
         }
 
+        /// The posture of each event that has one, in order, with repeats collapsed.
+        public var postures: [String] {
+            var out: [String] = []
+            for e in events {
+                if let p = e["posture"] as? String, out.last != p { out.append(p) }
+            }
+            return out
+        }
+
         /// The messages received on the `n`th socket connection (from 1), as decoded JSON objects, in order.
         public func socket(_ n: Int) -> [[String: Any]] { results.socket(n).compactMap { Self.object($0.line) } }
 
