@@ -11,6 +11,8 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR ?= $(PREFIX)/share/doc/rotationd
+# Files the package ships for the administrator to install: the drop-in that turns the tablet-mode switch on.
+DATADIR ?= $(PREFIX)/share/rotationd
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 # The release build: the Swift runtime and standard library linked in, by lld, so that the code the service
@@ -199,6 +201,9 @@ install-data: man
 	chmod 0644 $(DESTDIR)$(UNITDIR)/rotationd.service
 	install -m 0644 systemd/rotationd.socket $(DESTDIR)$(UNITDIR)/
 	install -m 0644 systemd/rotationd.sysusers $(DESTDIR)$(SYSUSERSDIR)/rotationd.conf
+	install -d $(DESTDIR)$(DATADIR)
+	sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@DATADIR@|$(DATADIR)|g' systemd/tablet-mode-switch.conf.in > $(DESTDIR)$(DATADIR)/tablet-mode-switch.conf
+	chmod 0644 $(DESTDIR)$(DATADIR)/tablet-mode-switch.conf
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 build/man/rotwatch.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 build/man/rotationd.8 $(DESTDIR)$(MANDIR)/man8/
@@ -213,6 +218,7 @@ uninstall:
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-rotationd.rules $(DESTDIR)$(UDEVDIR)/rotationd-access
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/rotationd.conf
 	rm -f $(DESTDIR)$(UNITDIR)/rotationd.service $(DESTDIR)$(UNITDIR)/rotationd.socket
+	rm -f $(DESTDIR)$(DATADIR)/tablet-mode-switch.conf
 	rm -f $(DESTDIR)$(MANDIR)/man1/rotwatch.1 $(DESTDIR)$(MANDIR)/man8/rotationd.8
 	rm -f $(DESTDIR)$(BASHCOMPLETIONDIR)/rotationd $(DESTDIR)$(BASHCOMPLETIONDIR)/rotwatch
 	rm -rf $(DESTDIR)$(DOCDIR)

@@ -40,6 +40,8 @@ public struct DaemonOptions: Sendable {
     public var speed: Double = 1
     /// Whether every sample is read at the full rate, also while the device is still (`--full-rate`).
     public var fullRate = false
+    /// Whether rotationd makes a tablet-mode switch of its own through uinput (`--tablet-mode-switch`).
+    public var tabletModeSwitch = false
 
     /// Options with every default: serve nothing, print nothing, the live sensor at 50 Hz.
     public init() {}

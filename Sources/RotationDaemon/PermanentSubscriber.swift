@@ -29,6 +29,7 @@ enum PermanentSubscriber {
         // When standard output goes away (`rotationd --print | head -1`), there is no one left to print for.
         let printer = options.print ? StandardOutputPrinter(onFailure: { kill(getpid(), SIGTERM) }) : nil
         if let printer { outputs.append(printer) }
+        if options.tabletModeSwitch, let made = TabletModeSwitch.make(rate: options.rate) { outputs.append(made) }
         let publisher = Publisher(outputs: outputs)
         let cameras = CameraInput(configured: options.cameras)
         // A recording keeps every sample, so it can be replayed with the policy or without it.

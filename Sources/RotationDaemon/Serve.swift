@@ -129,7 +129,11 @@ struct Serve {
         OpenFileLimit.raise(toFit: limits.maxClients)
         // A live service starts idle: the sensor is sampled only while a client is connected. Its cameras are
         // found and followed all along, which costs nothing while none comes or goes.
-        let live = replay == nil ? LiveInput(options: options) : nil
+        // The desktop's tablet-mode switch must follow the posture whether or not a client is connected.
+        let tabletSwitch = replay == nil && options.tabletModeSwitch ? TabletModeSwitch.make(rate: options.rate) : nil
+        var liveOptions = options
+        if tabletSwitch != nil { liveOptions.always = true }
+        let live = replay == nil ? LiveInput(options: liveOptions) : nil
         let cameraInput = replay == nil ? CameraInput(configured: options.cameras) : nil
         let cameras = cameraInput?.initial ?? replayCameras
         let feed: any InputFeed = replay ?? live!
@@ -145,6 +149,7 @@ struct Serve {
             return nil
         }
         var outputs: [any PublisherOutput] = [server]
+        if let tabletSwitch { outputs.append(tabletSwitch) }
         // Printing beside the socket must never hold up the input, and through it the clients.
         let printer = options.print ? StandardOutputPrinter(mode: .bounded(queueLimit: 1024)) : nil
         if let printer { outputs.append(printer) }

@@ -18,6 +18,16 @@ public struct SwitchDescription: Sendable, Hashable {
         public var description: String { self == .lid ? "SW_LID" : "SW_TABLET_MODE" }
     }
 
+    /// The name of the tablet-mode switch rotationd makes through uinput (`--tablet-mode-switch`), which
+    /// discovery leaves out (`isRotationdSwitch`): rotationd never reads its own output.
+    public static let rotationdSwitchName = "rotationd tablet-mode switch"
+
+    /// Whether the input device at `syspath` named `name` is the switch rotationd makes: uinput puts its devices
+    /// under `/sys/devices/virtual/input/`, and rotationd names its own `rotationdSwitchName`.
+    public static func isRotationdSwitch(syspath: String, name: String) -> Bool {
+        syspath.hasPrefix("/sys/devices/virtual/input/") && name == rotationdSwitchName
+    }
+
     /// The event node, such as `/dev/input/event5`.
     public var node: String
     /// The node's name, such as `event5`.

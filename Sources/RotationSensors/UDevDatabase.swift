@@ -38,8 +38,10 @@ final class UDevDatabase {
                   let parent = udev_device_get_parent(dev),
                   let capabilities = udev_device_get_sysattr_value(parent, "capabilities/sw").map({ String(cString: $0) })
             else { continue }
-            let name = udev_device_get_sysattr_value(parent, "name").map { String(cString: $0) } ?? "an input device"
-            if let s = SwitchDescription(node: node, sysname: sysname, name: String(name.trimmedSysfs), capabilities: capabilities) {
+            let name = String((udev_device_get_sysattr_value(parent, "name").map { String(cString: $0) } ?? "an input device").trimmedSysfs)
+            if let syspath = udev_device_get_syspath(parent).map({ String(cString: $0) }),
+               SwitchDescription.isRotationdSwitch(syspath: syspath, name: name) { continue }
+            if let s = SwitchDescription(node: node, sysname: sysname, name: name, capabilities: capabilities) {
                 found.append(s)
             }
         }

@@ -46,6 +46,10 @@ struct Options {
                             --replay, feed every sample of the trace (by default the samples a live
                             capture would skip while still are skipped; see Docs/sensors.md)
       --always              keep sampling with no subscriber connected
+      --tablet-mode-switch  make a uinput SW_TABLET_MODE switch that follows the posture (1 in stand, tent
+                            and tablet, 0 in laptop and closed) for libinput and the desktop, and sample with
+                            no subscriber too; live only. Not made where the kernel has such a switch, or
+                            where no base accelerometer or hinge sensor tells the posture (Docs/posture.md)
       --serve               publish over the Unix socket (protocol: Docs/protocol.md). With --replay,
                             serving paces the trace in real time (--realtime is implied), stamps t on
                             CLOCK_MONOTONIC as a live sensor does (printing keeps the trace's time) and
@@ -90,6 +94,7 @@ struct Options {
             case "--print": o.daemon.print = true
             case "--record": o.daemon.record = try value(a)
             case "--always": o.daemon.always = true
+            case "--tablet-mode-switch": o.daemon.tabletModeSwitch = true
             case "--rate":
                 let text = try value(a)
                 guard let hz = Double(text), hz.isFinite, hz >= 0.1, hz <= 10000 else {
@@ -144,11 +149,11 @@ struct Options {
         let serveOnly = ["--socket-mode", "--samples-group", "--client-timeout"]
         if o.daemon.list {
             try refuse(["--replay", "--print", "--record", "--serve", "--socket", "--always", "--realtime", "--speed",
-                        "--set", "--full-rate"] + serveOnly,
+                        "--set", "--full-rate", "--tablet-mode-switch"] + serveOnly,
                        "cannot be combined with --list, which only lists the sensors and cameras and exits")
         } else if o.daemon.replay != nil {
             try refuse(["--record"], "records the live sensor and cannot be combined with --replay (the trace is already a recording)")
-            try refuse(["--rate", "--always"], "applies to the live sensor, not to --replay")
+            try refuse(["--rate", "--always", "--tablet-mode-switch"], "applies to the live sensor, not to --replay")
             if !o.daemon.serve {
                 try refuse(serveOnly, "applies only when serving (--serve or --socket)")
                 if !o.daemon.realtime { try refuse(["--speed"], "paces a replay: add --realtime or --serve") }

@@ -37,7 +37,7 @@ struct DebianPackageTests {
                      "/usr/share/man/man8/rotationd.8.gz", "/usr/share/man/man1/rotwatch.1.gz",
                      "/usr/share/bash-completion/completions/rotationd", "/usr/share/bash-completion/completions/rotwatch",
                      "/usr/share/doc/rotationd/protocol.md", "/usr/share/doc/rotationd/README.md", "/usr/share/doc/rotationd/qt.md",
-                     "/usr/share/doc/rotationd/examples/subscribe.py"] {
+                     "/usr/share/doc/rotationd/examples/subscribe.py", "/usr/share/rotationd/tablet-mode-switch.conf"] {
             #expect(paths.contains(path), "\(path) is not in the package")
         }
         #expect(!paths.contains { $0.hasPrefix("/usr/local") || $0.hasPrefix("/lib/") || $0.hasPrefix("/etc/") },
@@ -55,6 +55,27 @@ struct DebianPackageTests {
         #expect(unit.contains("Requires=rotationd.socket"), "stopping the socket must stop the service too")
         let owners = try Command.output("dpkg-deb", ["-c", deb]).split(separator: "\n").map { $0.split(separator: " ")[1] }
         #expect(owners.allSatisfy { $0 == "root/root" })
+    }
+
+    @Test("The packaged tablet-mode switch drop-in runs /usr/bin/rotationd --serve --tablet-mode-switch and allows /dev/uinput write-only, through the device cgroup and an ACL for the group given at start and taken back at stop, each step allowed to fail so that the rotation service still starts")
+    func tabletModeSwitchDropIn() throws {
+        let (_, root) = try Self.unpack()
+        let text = try String(contentsOfFile: root.path("usr/share/rotationd/tablet-mode-switch.conf"), encoding: .utf8)
+        let lines = text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") && !$0.isEmpty }
+        #expect(lines == [
+            "[Service]",
+            "ExecStartPre=-+/sbin/modprobe -q uinput",
+            "ExecStartPre=-+/usr/bin/setfacl -m g:rotationd:w /dev/uinput",
+            "ExecStopPost=-+/usr/bin/setfacl -x g:rotationd /dev/uinput",
+            "ExecStart=",
+            "ExecStart=/usr/bin/rotationd --serve --tablet-mode-switch",
+            "DeviceAllow=/dev/uinput w",
+        ], "\(lines)")
+        #expect(text.contains("install -D -m 0644 /usr/share/rotationd/tablet-mode-switch.conf /etc/systemd/system/rotationd.service.d/tablet-mode-switch.conf"),
+                "the file names where it is installed, with the package's own paths")
+        // The unit itself allows no misc device: without the drop-in the service cannot open /dev/uinput at all.
+        let unit = try String(contentsOfFile: root.path("usr/lib/systemd/system/rotationd.service"), encoding: .utf8)
+        #expect(unit.contains("DevicePolicy=closed") && !unit.contains("uinput") && !unit.contains("char-misc"), "\(unit)")
     }
 
     @Test("The packaged rotwatch, and the static release build it is stripped from, are at most 12 MB")

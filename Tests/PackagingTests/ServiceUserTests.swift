@@ -237,6 +237,44 @@ struct ServiceUserTests {
         Self.expectUnprivileged(r, uid: try user.passwdEntry()[2])
     }
 
+    @Test("The packaged rotationd, as the rotationd user, makes its tablet-mode switch through a root-only /dev/uinput once the group may write it as the drop-in grants, and SW_TABLET_MODE reads back 1 in tablet; without the ACL it names the fix and serves on")
+    func tabletModeSwitchAsServiceUser() throws {
+        let (_, root) = try DebianPackageTests.unpack()
+        let user = try ServiceUser(package: root.path)
+        let grants = try RuleGrants(rules: String(contentsOfFile: root.path("usr/lib/udev/rules.d/60-rotationd.rules"), encoding: .utf8))
+        let dropIn = try String(contentsOfFile: root.path("usr/share/rotationd/tablet-mode-switch.conf"), encoding: .utf8)
+        let grant = try #require(dropIn.split(separator: "\n").first { $0.hasPrefix("ExecStartPre=") && $0.contains("setfacl -m") })
+        let acl = grant.split(separator: " ").map(String.init)
+        #expect(acl.suffix(3) == ["-m", "g:rotationd:w", "/dev/uinput"], "\(grant)")
+        for granted in [true, false] {
+            let socket = "/tmp/rotationd-user-switch-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+            // The node as the kernel makes it: root's, mode 0600. The emulated node is a PTY, and devpts takes no
+            // ACL, so the drop-in's entry for the group (write) is given as the node's group and its write bit.
+            // (The hinge sensor's raw attribute is read as anyone may; the rule grants nothing on it.)
+            let uinput: [Step] = [.uinput] + (granted ? [.chown("dev/uinput", "root:rotationd"), .chmod("dev/uinput", "620")]
+                                                      : [.chown("dev/uinput", "root:root"), .chmod("dev/uinput", "600")])
+            let fold: [Step] = granted ? [
+                .wait(.stdout(#""posture":"laptop""#, within: Tolerance.listing)),
+                .readSwitches(Step.madeByUInput, [.tabletMode: false]),
+                .set("iio:device1", ["in_angl0_raw": 3500]),
+                .wait(.stdout(#""posture":"tablet""#)),
+                .readSwitches(Step.madeByUInput, [.tabletMode: true]),
+            ] : [.wait(.stderr("cannot open /dev/uinput", within: Tolerance.listing))]
+            let steps: [Step] = grants.steps(devpath: "/devices/platform/accel-polled/iio:device0", node: "iio:device0", subdevice: false, package: root.path)
+                + uinput + [.set("iio:device1", ["in_angl0_raw": 1100]), .start] + fold + [.credentials, .alive]
+            let r = try Self.runAsServiceUser(user, devices: ["hinge-hid.umockdev"], steps: steps,
+                                              arguments: ["--serve", "--socket", socket, "--print", "--tablet-mode-switch"])
+            #expect(r.status == 0, "granted \(granted): \(r.out)\(r.err)")
+            #expect(r.results.uinputCreated.count == (granted ? 1 : 0), "granted \(granted): \(r.err)")
+            if granted {
+                #expect(r.results.switchReadings.map { $0.states?["tablet-mode"] } == [0, 1], "\(r.err)")
+            } else {
+                #expect(r.err.contains("rotationd: error: --tablet-mode-switch: cannot open /dev/uinput: Permission denied (rotationd.service may write it only with the drop-in"), "\(r.err)")
+            }
+            Self.expectUnprivileged(r, uid: try user.passwdEntry()[2])
+        }
+    }
+
     @Test("The packaged rotationd, as the rotationd user with the rule's grants on an emulated polled accelerometer, follows it, with no capability")
     func capturesPolled() throws {
         let (_, root) = try DebianPackageTests.unpack()

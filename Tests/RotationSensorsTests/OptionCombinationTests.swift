@@ -26,6 +26,8 @@ struct OptionCombinationTests {
         (["--list", "--serve"], "--serve cannot be combined with --list"),
         (["--print", "--always"], "--always applies only when serving"),
         (["--print", "--realtime"], "--realtime applies only to --replay"),
+        (["--replay", "/tmp/rotationd-no-such-trace.csv", "--tablet-mode-switch"], "--tablet-mode-switch applies to the live sensor, not to --replay"),
+        (["--list", "--tablet-mode-switch"], "--tablet-mode-switch cannot be combined with --list"),
         (["--replay", "/tmp/rotationd-no-such-trace.csv", "--rate", "30"], "--rate applies to the live sensor, not to --replay"),
         (["--replay", "/tmp/rotationd-no-such-trace.csv", "--speed", "2"], "--speed paces a replay"),
     ])

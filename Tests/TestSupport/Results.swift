@@ -100,6 +100,14 @@ public struct Results: Sendable {
     public var failure: DriverFailure? { events.lazy.compactMap { if case .failure(let f) = $0 { f } else { nil } }.first }
     /// Each change of an emulated switch (`Step.flip`), in order.
     public var switchChanges: [SwitchChange] { events.compactMap { if case .switched(let s) = $0 { s } else { nil } } }
+    /// The devices the emulated uinput registered (`Step.uinput`), in order.
+    public var uinputCreated: [UInputDevice] { events.compactMap { if case .uinputCreated(let d) = $0 { d } else { nil } } }
+    /// Each switch event written to the emulated uinput, in order.
+    public var uinputEvents: [UInputEvent] { events.compactMap { if case .uinputEvent(let e) = $0 { e } else { nil } } }
+    /// The nodes of the devices the emulated uinput removed (`UI_DEV_DESTROY`), in order.
+    public var uinputDestroyed: [String] { events.compactMap { if case .uinputDestroyed(let n) = $0 { n } else { nil } } }
+    /// What each `Step.readSwitches` read back through evdev, in order.
+    public var switchReadings: [SwitchReading] { events.compactMap { if case .switchesRead(let r) = $0 { r } else { nil } } }
     /// The driver's exit status, if it ended by itself.
     public var endStatus: Int? { events.lazy.compactMap { if case .end(let s) = $0 { s } else { nil } }.first }
 }
@@ -128,6 +136,14 @@ public enum DriverEvent: Sendable, Decodable {
     case measure(Measure)
     /// A `switch` step's change, queued on the node.
     case switched(SwitchChange)
+    /// A device the emulated uinput registered.
+    case uinputCreated(UInputDevice)
+    /// An event written to the emulated uinput.
+    case uinputEvent(UInputEvent)
+    /// The node of a device the emulated uinput removed.
+    case uinputDestroyed(node: String)
+    /// A `read-switches` probe's reading.
+    case switchesRead(SwitchReading)
     /// A line of the program's, on `stream` (`"stdout"` or `"stderr"`).
     case output(stream: String, TimedLine)
     /// A line received on socket connection `connection` (from 1).
@@ -167,6 +183,10 @@ public enum DriverEvent: Sendable, Decodable {
         case "credentials": self = .credentials(try Credential(from: decoder))
         case "measure": self = .measure(try Measure(from: decoder))
         case "switch": self = .switched(try SwitchChange(from: decoder))
+        case "uinput-created": self = .uinputCreated(try UInputDevice(from: decoder))
+        case "uinput-event": self = .uinputEvent(try UInputEvent(from: decoder))
+        case "uinput-destroyed": self = .uinputDestroyed(node: try c.decode(String.self, forKey: .node))
+        case "read-switches": self = .switchesRead(try SwitchReading(from: decoder))
         case "output": self = .output(stream: try c.decode(String.self, forKey: .stream), try timed())
         case "socket": self = .socket(connection: try c.decode(Int.self, forKey: .connection), try timed())
         case "neighbour-output":
@@ -186,6 +206,36 @@ public struct SwitchChange: Sendable, Decodable {
     public var `switch`: String
     /// 1 on, 0 off.
     public var value: Int
+    public var at: Double
+}
+
+/// A device registered through the emulated uinput: its event node, its name and the switches it reports.
+public struct UInputDevice: Sendable, Decodable {
+    public var node: String
+    public var name: String
+    /// `"tablet-mode"`, `"lid"`, or another code's number.
+    public var switches: [String]
+    public var at: Double
+}
+
+/// An event written to the emulated uinput: a switch's (`switch` set) or another kind (`type` and `code`).
+public struct UInputEvent: Sendable, Decodable {
+    public var node: String
+    public var `switch`: String?
+    public var type: Int?
+    public var code: Int?
+    public var value: Int
+    /// Whether it changed the switch, and so reached the node's readers.
+    public var changed: Bool
+    public var at: Double
+}
+
+/// A node's switches read back through evdev (`Step.readSwitches`).
+public struct SwitchReading: Sendable, Decodable {
+    public var node: String
+    public var name: String?
+    /// Switch (`"tablet-mode"`, `"lid"`) → 0 or 1; nil when the node could not be read.
+    public var states: [String: Int]?
     public var at: Double
 }
 

@@ -105,6 +105,16 @@ public enum Step: Sendable, Hashable, Encodable {
     /// Turns one switch of a `switches` device on or off: its state, and an `EV_SW` event and a report queued on
     /// the node for its readers.
     case flip(_ node: String, _ which: InputSwitch, _ on: Bool)
+    /// Emulates `/dev/uinput` for a program that makes a switch device through it: the device it creates is
+    /// registered with an event node answered as a `switches` device's, and each event it writes is passed on.
+    case uinput
+    /// Reads `node`'s switches back through evdev, as libinput would (a probe under the emulated kernel asks
+    /// `EVIOCGSW`), until those in `expected` read so; fails after `within` s. `Step.madeByUInput` names the node
+    /// the emulated uinput created.
+    case readSwitches(_ node: String, _ expected: [InputSwitch: Bool], within: Double = Tolerance.reply)
+
+    /// The node `readSwitches` reads when given this: the one the emulated uinput created (`Step.uinput`).
+    public static let madeByUInput = "uinput"
 
     /// The driver's JSON list for this step.
     public var json: DriverJSON {
@@ -154,6 +164,10 @@ public enum Step: Sendable, Hashable, Encodable {
             return list("switches", .string(node), .string(name),
                         .object(Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, .int($0.value ? 1 : 0)) })))
         case .flip(let node, let which, let on): return list("switch", .string(node), .string(which.rawValue), .int(on ? 1 : 0))
+        case .uinput: return list("uinput")
+        case .readSwitches(let node, let expected, let within):
+            return list("read-switches", .string(node),
+                        .object(Dictionary(uniqueKeysWithValues: expected.map { ($0.key.rawValue, .int($0.value ? 1 : 0)) })), .double(within))
         }
     }
 

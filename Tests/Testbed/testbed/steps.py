@@ -54,6 +54,8 @@ VERBS = {
     # Input switches
     "switches": switches.switches,
     "switch": switches.switch,
+    "uinput": switches.uinput,
+    "read-switches": switches.read_switches,
 }
 
 

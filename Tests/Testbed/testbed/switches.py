@@ -1,8 +1,12 @@
 """Input switches: an evdev node with the tablet-mode and lid switches, its state answered to EVIOCGSW and friends
-through umockdev, and each change written into its PTY as the kernel's evdev hands events to a reader."""
+through umockdev, and each change written into its PTY as the kernel's evdev hands events to a reader; uinput, for
+a program that makes such a switch itself; and a probe that reads a node's switches back through evdev."""
 import errno
+import json
 import os
 import struct
+import subprocess
+import threading
 import time
 
 import gi
@@ -104,3 +108,170 @@ def switch(run, node, name, value):
              struct.pack(EVENT, sec, usec, EV_SW, code, handler.states[code]) + struct.pack(EVENT, sec, usec, EV_SYN, SYN_REPORT, 0))
     results.say("switch: %s %s %d" % (node, name, handler.states[code]), "switch", node=node, switch=name,
                 value=handler.states[code], at=program_monotonic())
+
+
+# linux/uinput.h: the ioctls of type 'U' a program making a switch device issues.
+UI_DEV_CREATE, UI_DEV_DESTROY, UI_DEV_SETUP, UI_SET_EVBIT, UI_SET_SWBIT = 1, 2, 3, 100, 109
+UINPUT_SETUP = "<HHHH80sI"   # struct uinput_setup: struct input_id, name[UINPUT_MAX_NAME_SIZE], ff_effects_max
+EVENT_SIZE = struct.calcsize(EVENT)
+NAMES = {code: name for name, code in SWITCHES.items()}
+
+
+class UInput(UMockdev.IoctlBase):
+    """/dev/uinput as drivers/input/misc/uinput.c answers a program that makes a switch device: UI_SET_EVBIT and
+    UI_SET_SWBIT collect the event types and switch codes, UI_DEV_SETUP the name, UI_DEV_CREATE registers the
+    device (an inputN under /sys/devices/virtual/input with its eventN node, whose ioctls are answered as a
+    "switches" device's), UI_DEV_DESTROY removes it. Setting bits after the device is created, creating it twice
+    or before UI_DEV_SETUP fail with EINVAL, as uinput's do. The events the program writes reach the node as the
+    input core passes them on: a switch event only where it changes the state, each report ending a batch."""
+
+    def __init__(self, run):
+        super().__init__()
+        self.run = run
+        self.evbits, self.swbits = set(), set()
+        self.name = None
+        self.device = self.node = None
+
+    def do_handle_ioctl(self, client):
+        request, arg = client.get_request(), client.get_arg()
+        kind, nr = (request >> 8) & 0xFF, request & 0xFF
+        if kind != ord("U"):
+            client.complete(-1, errno.ENOTTY)
+            return True
+        if nr in (UI_SET_EVBIT, UI_SET_SWBIT, UI_DEV_SETUP, UI_DEV_CREATE) and self.device is not None:
+            client.complete(-1, errno.EINVAL)
+            return True
+        if nr in (UI_SET_EVBIT, UI_SET_SWBIT):
+            value = struct.unpack("<Q", bytes(arg.retrieve()))[0]
+            (self.evbits if nr == UI_SET_EVBIT else self.swbits).add(value)
+        elif nr == UI_DEV_SETUP:
+            fields = struct.unpack(UINPUT_SETUP, bytes(arg.resolve(0, struct.calcsize(UINPUT_SETUP)).retrieve()))
+            self.name = fields[4].split(b"\0")[0].decode(errors="replace")
+        elif nr == UI_DEV_CREATE:
+            if self.name is None:
+                client.complete(-1, errno.EINVAL)
+                return True
+            self._create()
+        elif nr == UI_DEV_DESTROY:
+            if self.device is None:
+                client.complete(-1, errno.EINVAL)
+                return True
+            self._destroy()
+        else:
+            client.complete(-1, errno.ENOTTY)
+            return True
+        client.complete(0, 0)
+        return True
+
+    def _create(self):
+        """Registers the device: the lowest free inputN and eventN, as the input core numbers them."""
+        root = self.run.root
+        n = next(i for i in range(1000) if not os.path.exists(os.path.join(root, "sys/devices/virtual/input/input%d" % i)))
+        m = next(i for i in range(1000) if not os.path.lexists(os.path.join(root, "dev/input/event%d" % i)))
+        ev = sum(1 << b for b in self.evbits | {EV_SYN})
+        sw = sum(1 << b for b in self.swbits)
+        self.device = "/sys/devices/virtual/input/input%d" % n
+        self.node = "/dev/input/event%d" % m
+        self.run.tb.add_from_string(
+            "P: /devices/virtual/input/input%d\nE: SUBSYSTEM=input\nE: PRODUCT=6/0/0/0\nE: NAME=\"%s\"\n"
+            "A: name=%s\\n\nA: phys=\\n\nA: capabilities/ev=%x\\n\nA: capabilities/sw=%x\\n\n\n"
+            "P: /devices/virtual/input/input%d/event%d\nN: input/event%d\nE: DEVNAME=/dev/input/event%d\n"
+            "E: SUBSYSTEM=input\nE: MAJOR=13\nE: MINOR=%d\nE: ID_INPUT=1\n%sA: dev=13:%d\\n\n"
+            % (n, self.name, self.name, ev, sw, n, m, m, m, 64 + m, "E: ID_INPUT_SWITCH=1\n" if sw else "", 64 + m))
+        switches(self.run, self.node, self.name, {NAMES[c]: 0 for c in self.swbits if c in NAMES})
+        self.run.uinput_node = self.node
+        results.say("uinput: created %s \"%s\" reporting %s" % (self.node, self.name, ", ".join(NAMES.get(c, str(c)) for c in sorted(self.swbits))),
+                    "uinput-created", node=self.node, name=self.name,
+                    switches=[NAMES.get(c, str(c)) for c in sorted(self.swbits)], at=program_monotonic())
+
+    def _destroy(self):
+        self.run.tb.remove_device(self.device)
+        results.say("uinput: destroyed %s" % self.node, "uinput-destroyed", node=self.node, at=program_monotonic())
+        self.device = None
+
+    def relay(self):
+        """Reads what the program writes to /dev/uinput and passes it on to the device's node; runs on its own
+        thread for the whole run. A PTY read fails with EIO while no program has the node open."""
+        fd = self.run.tb.get_dev_fd("/dev/uinput")
+        pending, batch = b"", []
+        while True:
+            try:
+                pending += os.read(fd, EVENT_SIZE * 16)
+            except OSError:
+                time.sleep(0.01)
+                continue
+            while len(pending) >= EVENT_SIZE:
+                event, pending = struct.unpack(EVENT, pending[:EVENT_SIZE]), pending[EVENT_SIZE:]
+                batch = self._event(event[2], event[3], event[4], batch)
+
+    def _event(self, kind, code, value, batch):
+        """One event written: a switch's change is queued, a report hands the queue to the node's readers."""
+        handler = self.run.sensors.get(self.node) if self.node else None
+        if kind == EV_SW and isinstance(handler, EvdevSwitches) and code in handler.states:
+            changed = handler.states[code] != (1 if value else 0)
+            handler.states[code] = 1 if value else 0
+            results.say("uinput: %s %s %d%s" % (self.node, NAMES.get(code, code), value, "" if changed else " (unchanged)"),
+                        "uinput-event", node=self.node, switch=NAMES.get(code, str(code)), value=value,
+                        changed=changed, at=program_monotonic())
+            if changed:
+                batch.append((kind, code, handler.states[code]))
+        elif kind == EV_SYN and code == SYN_REPORT:
+            if batch and handler is not None:
+                now = time.time()
+                sec, usec = int(now), int((now - int(now)) * 1e6)
+                out = b"".join(struct.pack(EVENT, sec, usec, k, c, v) for k, c, v in batch)
+                try:
+                    os.write(self.run.tb.get_dev_fd(self.node), out + struct.pack(EVENT, sec, usec, EV_SYN, SYN_REPORT, 0))
+                except BlockingIOError:
+                    pass   # no reader drains the node: evdev drops what a client's full buffer cannot hold
+            batch = []
+        else:
+            results.say("uinput: %s event type %d code %d value %d, not passed on" % (self.node, kind, code, value),
+                        "uinput-event", node=self.node, type=kind, code=code, value=value, changed=False, at=program_monotonic())
+        return batch
+
+
+def uinput(run):
+    """["uinput"]
+    Emulate /dev/uinput (a misc device, 10:223) for a program that makes a switch device through it: its ioctls
+    answered as drivers/input/misc/uinput.c does, the device it creates registered with its event node (answered
+    as a "switches" device), and each event it writes passed on to that node; "uinput-created", "uinput-event"
+    and "uinput-destroyed" results say what it did."""
+    run.tb.add_from_string("P: /devices/virtual/misc/uinput\nN: uinput\nE: DEVNAME=/dev/uinput\nE: SUBSYSTEM=misc\n"
+                           "E: MAJOR=10\nE: MINOR=223\nA: dev=10:223\\n\n")
+    handler = UInput(run)
+    run.sensors["/dev/uinput"] = handler
+    run.tb.attach_ioctl("/dev/uinput", handler)
+    if run.user is not None:
+        give(os.path.join(run.root, "ioctl"), run.user, recursive=True)
+    threading.Thread(target=handler.relay, daemon=True).start()
+
+
+PROBE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "probes", "evdev-switches.py")
+
+
+def read_switches(run, node, expected, seconds):
+    """["read-switches", NODE, {SWITCH: 0|1, ...}, SECONDS]
+    Read an event node's switches back through evdev as the desktop's libinput would: a probe under the
+    emulated kernel opens NODE ("uinput": the one the emulated uinput created) read-only and asks EVIOCGSW,
+    again at each event, until the switches in EXPECTED read so or SECONDS pass (a failure); a "read-switches"
+    result gives the node's name and what it read."""
+    if run.env is None:
+        raise Failure("no start step ran before")
+    deadline = time.monotonic() + seconds
+    if node == "uinput":
+        while getattr(run, "uinput_node", None) is None:
+            if time.monotonic() > deadline:
+                raise Failure("the emulated uinput created no device within %ss" % seconds)
+            time.sleep(0.02)
+        node = run.uinput_node
+    for name in expected:
+        _code(name)
+    done = subprocess.run(["/usr/bin/python3", PROBE, node, json.dumps(expected), str(max(0.0, deadline - time.monotonic()))],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=run.env, text=True)
+    lines = done.stdout.strip().splitlines()
+    read = json.loads(lines[-1]) if lines else {}
+    results.say("read-switches: %s %s" % (node, done.stdout.strip() or done.stderr.strip()), "read-switches",
+                node=node, name=read.get("name"), states=read.get("states"), at=program_monotonic())
+    if done.returncode != 0:
+        raise Failure("%s: %s" % (node, (done.stderr.strip() or "read %s, expected %s" % (read.get("states"), expected))))

@@ -1,0 +1,117 @@
+import CInput
+import Glibc
+import RotationProtocol
+import RotationSensors
+import RotationService
+import Synchronization
+
+/// rotationd as the desktop's tablet-mode switch (`--tablet-mode-switch`): a uinput device of its own reporting
+/// `SW_TABLET_MODE` from the posture it publishes, 1 in stand, tent and tablet (`Posture.isTabletMode`: the
+/// keyboard cannot be used), 0 in laptop and closed.
+///
+/// On 360° convertibles with two accelerometers the kernel withholds its own switch and leaves the posture to
+/// userspace (`drivers/platform/x86/dual_accel_detect.h`); libinput turns the keyboard and touchpad off, and
+/// GNOME turns on its rotation and on-screen keyboard, from such a switch. `refusal(_:)` says where none may be
+/// made. The device (`SwitchDescription.rotationdSwitchName`, on the virtual bus) is set up when the service
+/// starts, so that a missing module or access is said at once, and registered with the first posture known, so
+/// that its first state is the right one; after that each change of value is one event and its report. While
+/// the posture is unknown (no reading yet, the sensor lost) the switch keeps its last value. The device goes away
+/// when the output closes, or with the process. Discovery leaves it out, so rotationd never reads its own output.
+final class TabletModeSwitch: PublisherOutput, Sendable {
+    /// The uinput node of a standard kernel.
+    static let uinput = "/dev/uinput"
+
+    private struct Device {
+        var fd: Int32
+        /// Whether UI_DEV_CREATE has registered it.
+        var created = false
+        /// The value it reports, once registered.
+        var value: Bool?
+        /// Set once a write or the registration failed (logged): nothing more is tried.
+        var failed = false
+    }
+
+    private let path: String
+    private let device: Mutex<Device>
+
+    /// Why no switch may be made on the machine `inventory` describes, or nil: the kernel already reports
+    /// `SW_TABLET_MODE` (a platform driver's switch, which the desktop follows), or nothing tells the posture.
+    static func refusal(_ inventory: SensorInventory) -> TabletModeSwitchError? {
+        if let kernel = inventory.switches.first(where: { $0.kinds.contains(.tabletMode) }) { return .anotherSwitch(kernel) }
+        if inventory.base == nil && inventory.hinge == nil { return .noPostureSource }
+        return nil
+    }
+
+    /// The switch `--tablet-mode-switch` asks for on this machine, set up on `path`, or nil with why not
+    /// logged: a warning where the machine needs none or nothing tells the posture, an error where uinput fails.
+    static func make(rate: Double, path: String = TabletModeSwitch.uinput) -> TabletModeSwitch? {
+        let inventory: SensorInventory
+        do { inventory = try SensorDiscovery.scan(rate: rate) } catch {
+            Log.warning("--tablet-mode-switch: \(error); no tablet-mode switch is made")
+            return nil
+        }
+        if let why = refusal(inventory) {
+            Log.warning("\(why)")
+            return nil
+        }
+        do {
+            let made = try TabletModeSwitch(path: path)
+            Log.info("tablet-mode switch: \"\(SwitchDescription.rotationdSwitchName)\" through \(path), SW_TABLET_MODE 1 in stand, tent and tablet and 0 in laptop and closed, from the posture; the sensors are read with no subscriber too")
+            return made
+        } catch {
+            Log.error("\(error)")
+            return nil
+        }
+    }
+
+    /// Opens `path` (uinput) and declares a device reporting `SW_TABLET_MODE`; it is registered later, with the
+    /// first posture published.
+    init(path: String = TabletModeSwitch.uinput) throws(TabletModeSwitchError) {
+        let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotOpen(path: path, errno: errno) }
+        var failed: Int32 = 0
+        guard rotationd_uinput_setup_switch(fd, SwitchDescription.rotationdSwitchName, Int32(SW_TABLET_MODE), &failed) == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            throw .refused(step: Self.setupSteps[min(max(Int(failed), 0), 2)], path: path, errno: e)
+        }
+        self.path = path
+        device = Mutex(Device(fd: fd))
+    }
+
+    /// The setup's ioctls, in the order `rotationd_uinput_setup_switch` numbers them.
+    private static let setupSteps = ["UI_SET_EVBIT", "UI_SET_SWBIT", "UI_DEV_SETUP"]
+
+    /// Reports the posture's tablet mode when it differs from the value reported; registers the device first.
+    func publish(_ event: StateEvent) {
+        guard let posture = event.state.fold.posture else { return }
+        let on = posture.isTabletMode
+        let problem: TabletModeSwitchError? = device.withLock { d in
+            guard !d.failed, d.value != on else { return nil }
+            if !d.created {
+                guard rotationd_uinput_create(d.fd) == 0 else {
+                    d.failed = true
+                    return .refused(step: "UI_DEV_CREATE", path: path, errno: errno)
+                }
+                d.created = true
+            }
+            guard rotationd_uinput_report_switch(d.fd, Int32(SW_TABLET_MODE), on ? 1 : 0) == 2 * MemoryLayout<input_event>.size else {
+                d.failed = true
+                return .refused(step: "a write of SW_TABLET_MODE", path: path, errno: errno)
+            }
+            d.value = on
+            return nil
+        }
+        if let problem { Log.error("\(problem)") }
+    }
+
+    /// Unregisters the device and closes uinput.
+    func close() {
+        device.withLock { d in
+            guard d.fd >= 0 else { return }
+            if d.created { _ = rotationd_uinput_destroy(d.fd) }
+            Glibc.close(d.fd)
+            d.fd = -1
+        }
+    }
+}

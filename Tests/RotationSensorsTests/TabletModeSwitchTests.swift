@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+import RotationProtocol
+@testable import RotationSensors
+import TestSupport
+
+/// rotationd as the desktop's tablet-mode switch (`--tablet-mode-switch`): the real `rotationd` makes a
+/// `SW_TABLET_MODE` device through the test bed's emulated uinput (`Step.uinput`, answered as
+/// `drivers/input/misc/uinput.c` does), and a probe reads the switch back through evdev as libinput would
+/// (`Step.readSwitches`), while the posture comes from the emulated convertibles' parts.
+@Suite("The tablet-mode switch rotationd makes", .serialized)
+struct TabletModeSwitchTests {
+    /// A convertible's layout and a fold through it: each step's attributes, the posture line it gives, and
+    /// whether the keyboard can be used there (the switch then reads 0).
+    struct Fold: Sendable, CustomStringConvertible {
+        var fixture: String
+        var device: String
+        var steps: [(attributes: [String: DriverJSON], posture: String, tabletMode: Bool)]
+        var description: String { fixture }
+    }
+
+    /// The base's raw counts of `base-display.umockdev` (hwdb frame, 512 counts a g) at a hinge of `hinge`°
+    /// with the display upright (`LiveSensorTests.baseAndDisplayPosture`).
+    static func base(_ hinge: Double) -> [String: DriverJSON] {
+        ["in_accel_x_raw": 0, "in_accel_y_raw": .int(Int((-512 * cos(hinge * Double.pi / 180)).rounded())),
+         "in_accel_z_raw": .int(Int((-512 * sin(hinge * Double.pi / 180)).rounded()))]
+    }
+
+    static let folds = [
+        // Both accelerometers: laptop, stand, tablet, and back through a stand to a laptop.
+        Fold(fixture: "base-display.umockdev", device: "iio:device0", steps: [
+            (base(90), #""posture":"laptop""#, false),
+            (base(210), #""posture":"stand""#, true),
+            (base(280), #""posture":"stand","hinge":2[7-8]"#, true),
+            (base(350), #""posture":"tablet""#, true),
+            (base(280), #""posture":"stand","hinge":2[7-8]"#, true),
+            (base(150), #""posture":"laptop""#, false),
+        ]),
+        // A hinge sensor (hid-sensor-custom-intel-hinge, tenths of a degree): laptop, tablet, laptop.
+        Fold(fixture: "hinge-hid.umockdev", device: "iio:device1", steps: [
+            (["in_angl0_raw": 1100], #""posture":"laptop""#, false),
+            (["in_angl0_raw": 3500], #""posture":"tablet""#, true),
+            (["in_angl0_raw": 1100], #""posture":"laptop""#, false),
+        ]),
+    ]
+
+    @Test("with --tablet-mode-switch and no client, SW_TABLET_MODE read back through evdev follows the posture: 0 in laptop, 1 in stand and tablet; one event per change, and the device is removed when the service stops",
+          arguments: folds)
+    func followsThePosture(_ fold: Fold) async throws {
+        let socket = Testbed.socketPath("tablet-switch")
+        var steps: [Step] = [.uinput, .set(fold.device, fold.steps[0].attributes), .start]
+        for (n, s) in fold.steps.enumerated() {
+            if n > 0 { steps.append(.set(fold.device, s.attributes)) }
+            steps.append(.wait(.stdout(s.posture, within: n == 0 ? Tolerance.listing : Tolerance.reply)))
+            steps.append(.readSwitches(Step.madeByUInput, [.tabletMode: s.tabletMode]))
+        }
+        steps.append(.stop)
+        let r = try await Testbed.run(devices: [fold.fixture], steps: steps,
+                                      arguments: ["--serve", "--socket", socket, "--print", "--tablet-mode-switch"])
+        #expect(r.failure == nil, "\(r.transcript)")
+        let created = r.results.uinputCreated
+        #expect(created.map(\.name) == ["rotationd tablet-mode switch"] && created.first?.switches == ["tablet-mode"], "\(r.transcript)")
+        #expect(r.results.switchReadings.map { $0.states?["tablet-mode"] } == fold.steps.map { $0.tabletMode ? 1 : 0 }, "\(r.transcript)")
+        #expect(r.results.switchReadings.allSatisfy { $0.name == "rotationd tablet-mode switch" }, "\(r.transcript)")
+        // The first value at registration, then one event per change of value, none for a posture that keeps it.
+        var changes: [Int] = [0]
+        for s in fold.steps.dropFirst() where (changes.last == 1) != s.tabletMode { changes.append(s.tabletMode ? 1 : 0) }
+        #expect(r.results.uinputEvents.map(\.value) == changes, "\(r.transcript)")
+        #expect(r.results.uinputEvents.dropFirst().allSatisfy { $0.changed }, "\(r.transcript)")
+        #expect(r.results.uinputDestroyed == created.map(\.node), "\(r.transcript)")
+        #expect(r.stderr.contains { $0.contains("tablet-mode switch: \"rotationd tablet-mode switch\" through /dev/uinput") }, "\(r.transcript)")
+        #expect(!r.stderr.contains { $0.contains("error") }, "\(r.transcript)")
+        // Each change reaches the switch with the posture line that makes it.
+        let postures = SwitchTests.postures(r)
+        for e in r.results.uinputEvents.dropFirst() {
+            let line = postures.last { Posture(rawValue: $0.posture)?.isTabletMode == (e.value == 1) && $0.at <= e.at + 1 }
+            #expect(line.map { abs(e.at - $0.at) <= 1 } == true, "SW_TABLET_MODE \(e.value) at \(e.at) s, the posture lines: \(postures)")
+        }
+    }
+
+    @Test("where the kernel already has a tablet-mode switch (intel-vbtn), --tablet-mode-switch makes none and says why; the posture still comes from the parts")
+    func refusedBesideTheKernelSwitch() async throws {
+        let r = try await Testbed.run(devices: ["base-display.umockdev", "switches.umockdev"], steps: SwitchTests.emulated + [
+            .uinput,
+            .set("iio:device0", Self.base(90)),
+            .start,
+            .wait(.stdout(#""posture":"laptop","hinge":(8[5-9]|9[0-5]),"#, within: Tolerance.listing)),
+        ], arguments: ["--print", "--tablet-mode-switch"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.results.uinputCreated.isEmpty && r.results.uinputEvents.isEmpty, "\(r.transcript)")
+        #expect(r.stderr.contains { $0.hasPrefix("rotationd: warning: --tablet-mode-switch: Intel Virtual Switches (/dev/input/event7) already reports SW_TABLET_MODE, so rotationd makes no second switch") },
+                "\(r.transcript)")
+    }
+
+    @Test("on a plain tablet (no base, no hinge sensor) --tablet-mode-switch makes no switch and says nothing tells the posture; without uinput the error names the module to load; either way the rotation is served")
+    func noSwitchWithoutPostureOrUInput() async throws {
+        let plain = try await Testbed.run(devices: ["polled.umockdev"], steps: [
+            .uinput, .start, .wait(.stdout(LiveSensorTests.normal, within: Tolerance.listing)),
+        ], arguments: ["--print", "--tablet-mode-switch"])
+        #expect(plain.failure == nil && plain.status == 0, "\(plain.transcript)")
+        #expect(plain.results.uinputCreated.isEmpty, "\(plain.transcript)")
+        #expect(plain.stderr.contains { $0.hasPrefix("rotationd: warning: --tablet-mode-switch: no base accelerometer and no hinge sensor found") }, "\(plain.transcript)")
+
+        let missing = try await Testbed.run(devices: ["base-display.umockdev"], steps: [
+            .set("iio:device0", Self.base(90)),
+            .start,
+            .wait(.stdout(#""posture":"laptop""#, within: Tolerance.listing)),
+        ], arguments: ["--print", "--tablet-mode-switch"])
+        #expect(missing.failure == nil && missing.status == 0, "\(missing.transcript)")
+        #expect(missing.stderr.contains { $0.hasPrefix("rotationd: error: --tablet-mode-switch: cannot open /dev/uinput: No such file or directory (load the uinput module (modprobe uinput") },
+                "\(missing.transcript)")
+    }
+
+    @Test("discovery leaves rotationd's own switch out: a 'rotationd tablet-mode switch' under /sys/devices/virtual/input reading 1 neither gives the posture nor is listed, nor stops --tablet-mode-switch")
+    func ownSwitchLeftOut() async throws {
+        let own = "/dev/input/event3"
+        let r = try await Testbed.run(devices: ["polled.umockdev", "rotationd-switch.umockdev"], steps: [
+            .switches(own, name: "rotationd tablet-mode switch", [.tabletMode: true]),
+            .start,
+            .wait(.stdout(LiveSensorTests.normal, within: Tolerance.listing)),
+        ], arguments: ["--print", "--tablet-mode-switch"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.events.filter { $0["type"] as? String == "state" }.allSatisfy { $0["posture"] is NSNull }, "\(r.transcript)")
+        #expect(!r.stderr.contains { $0.contains("already reports SW_TABLET_MODE") }, "\(r.transcript)")
+        #expect(!r.stderr.contains { $0.contains(own) }, "\(r.transcript)")
+        let list = try await Testbed.run(devices: ["polled.umockdev", "rotationd-switch.umockdev"], steps: [
+            .switches(own, name: "rotationd tablet-mode switch", [.tabletMode: true]),
+            .start, .exit(within: Tolerance.listing),
+        ], arguments: ["--list"])
+        #expect(list.failure == nil && list.status == 0, "\(list.transcript)")
+        #expect(!list.stdout.contains { $0.contains(own) || $0.contains("rotationd tablet-mode switch") }, "\(list.transcript)")
+    }
+}
