@@ -73,7 +73,8 @@ struct DeviceFiles: Sendable {
         return String(text[..<slash])
     }
 
-    private static func entries(_ directory: String) -> [String] {
+    /// The names in `directory`, without "." and "..", in the order listed; none when it cannot be read.
+    static func entries(_ directory: String) -> [String] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var out: [String] = []

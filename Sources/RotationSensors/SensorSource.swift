@@ -373,10 +373,10 @@ public final class SensorSource: @unchecked Sendable {
         let plan = accel.plan
         var message = "using \(accel.id) (\(accel.name)) as the display accelerometer, \(plan.mode.rawValue)"
         if let gyro { message += ", gyroscope \(gyro.id) (\(gyro.name))" + (gyro.id == accel.id ? "" : " \(gyro.plan.mode.rawValue)") }
-        let base = inventory.base.flatMap { b in ctx.device(id: b.id).flatMap { BasePanel(b, device: $0) } }
+        let base = BasePanel(inventory.base, context: ctx, rate: configuration.rate)
         let hinge = inventory.hinge.map(HingeSensor.init)
         let switches = InputSwitches(inventory.switches)
-        message += SensorSource.foldSources(inventory, baseUsed: base != nil, switchesRead: switches.nodes)
+        message += SensorSource.foldSources(inventory, baseUsed: base.sensor != nil, switchesRead: switches.nodes)
         message += "; " + (plan.neighbour.map { "beside \($0)" } ?? "no other reader found") + ": \(plan.reason)"
         if !retrying { SensorLog.limited(.info, key: "using", interval: 5, message) }
         control.withLock {

@@ -321,6 +321,29 @@ struct LiveSensorTests {
         #expect(!r.stderr.contains { $0.contains("error") }, "\(r.transcript)")
     }
 
+    @Test("a detachable's base that comes back as another IIO device, or is first attached after the start, is found while the capture runs and read for the posture: laptop with its hinge",
+          arguments: [["base-display.umockdev"], ["polled.umockdev"]])
+    func baseFoundWhileRunning(_ devices: [String]) async throws {
+        let laptop = #""posture":"laptop","hinge":(8[5-9]|9[0-5]),"#
+        let detach: [Step] = devices == ["base-display.umockdev"] ? [
+            .set("iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": 0, "in_accel_z_raw": -512]),
+            .start,
+            .wait(.stdout(laptop, within: Tolerance.listing)),
+            .remove("/sys/devices/platform/cros-ec-base/iio:device0"),
+            .wait(.stdout(#""posture":"tablet","hinge":null,"#)),
+        ] : [.start, .wait(.stdout(Self.normal, within: Tolerance.listing))]
+        // Tests/fixtures/base-renumbered.umockdev: the same part face up, as iio:device2.
+        let r = try await Testbed.run(devices: devices, steps: detach + [
+            .add("base-renumbered.umockdev"),
+            .wait(.stdout(laptop, within: Tolerance.slowReply)),
+        ], arguments: ["--print"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.postures == (devices == ["base-display.umockdev"] ? ["laptop", "tablet", "laptop"] : ["laptop"]), "\(r.transcript)")
+        #expect(r.rotations == [0], "\(r.transcript)")
+        #expect(r.stderr.contains { $0.contains("base accelerometer iio:device2 (cros-ec-accel) found: read for the posture") }, "\(r.transcript)")
+        #expect(!r.stderr.contains { $0.contains("error") }, "\(r.transcript)")
+    }
+
     @Test("each kind of garbage raw value is skipped and logged at most once a second; a zero scale is refused by name")
     func garbageValues() async throws {
         // The fixture starts with x "abc", y empty and z overflowing; a sample is skipped at its first bad axis,
