@@ -37,6 +37,12 @@ final class CapturedPart {
     /// 0.6 s. The noise of a still part is about a fifth of it. A glance that finds the device moved is followed by
     /// a full read, which `departs` judges.
     static let glanceDeparture = 0.05
+    /// Seconds between reads of the base and the hinge sensor while the display sleeps on its motion event
+    /// (`foldRead`): neither has a motion event that reaches the host, and a fold can turn the base while the
+    /// display, the panel a hand holds still, moves too little to raise its own.
+    static let foldReadInterval = 1.0
+    /// Degrees of hinge a `foldRead` must find it moved before it delivers a sample.
+    static let hingeDeparture = 5.0
 
     /// A raw read that takes longer than this slept in the driver: some power the part up for each raw read and
     /// wait for a sample (st_lsm6dsx, a sample period).
@@ -93,6 +99,9 @@ final class CapturedPart {
     private(set) var lastTime = -Double.infinity
     /// The acceleration of the last sample delivered: where the device was when the event was armed.
     private(set) var lastAcceleration: Vector3?
+    /// The base's and the hinge's readings last delivered, to which `foldRead` compares.
+    private var lastBase: Vector3?
+    private var lastHinge: Double?
     /// The raw counts of the accelerometer's last reading.
     var lastRaw: Vector3?
     /// When the next raw read was due, set by a mode that waited for it (`DeliveryTiming.measured`).
@@ -299,6 +308,34 @@ final class CapturedPart {
         if let switches = source.switches { (sample.tabletMode, sample.lidClosed) = switches.read() }
     }
 
+    /// Whether the fold has a part `foldRead` reads while the display sleeps on its motion event: a base part
+    /// read, or a hinge sensor.
+    var readsFoldWhileStill: Bool { base?.sensor != nil || hinge != nil }
+
+    /// While the display sleeps on its motion event, every `foldReadInterval`: the base and the hinge sensor read,
+    /// and, when either departs from its reading last delivered (the base's by `movedDeparture` of its gravity,
+    /// the hinge by `hingeDeparture`), one sample taken with `takeOne` and delivered with them, as a part's own
+    /// report of motion would be; the engine then follows the fold at the full rate until both panels are still.
+    func foldRead(takeOne: () -> Taken) -> SafetyRead {
+        let now = MonotonicClock.now()
+        let b = base?.reading(at: now), h = hinge?.reading(at: now)
+        var moved = false
+        if let b, let last = lastBase { moved = (b - last).length > CapturedPart.movedDeparture * max(last.length, 1) }
+        else if b != nil { moved = true }
+        if let h, let last = lastHinge { moved = moved || abs(h - last) > CapturedPart.hingeDeparture }
+        else if h != nil { moved = true }
+        guard moved else { return .unmoved }
+        switch takeOne() {
+        case .failed(let error): return .failed(error)
+        case .skipped: return .unmoved
+        case .sample(var sample):
+            if sample.base == nil { sample.base = b }
+            if sample.hinge == nil { sample.hinge = h }
+            deliver(sample)
+            return .moved
+        }
+    }
+
     /// While still, after a switch changed (`SensorSource.WaitEnd.switched`): one sample taken with `takeOne` and
     /// delivered whether or not the device moved, so that the posture follows the switch at once; the error
     /// when the read failed.
@@ -370,6 +407,8 @@ final class CapturedPart {
     func deliver(_ sample: Sample, timing: DeliveryTiming? = nil) {
         lastTime = max(lastTime, sample.time)
         lastAcceleration = sample.acceleration
+        if let b = sample.base { lastBase = b }
+        if let h = sample.hinge { lastHinge = h }
         source.deliver(sample, timing: timing ?? rawTiming)
     }
 

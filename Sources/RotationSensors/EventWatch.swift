@@ -84,15 +84,22 @@ final class EventWatch {
     }
 
     /// While the sampling policy says still: arms the part's motion event and sleeps on it, reading the part once
-    /// every `motionSafetyInterval` with `takeOne` in case an event was lost (`safetyRead`).
+    /// every `motionSafetyInterval` with `takeOne` in case an event was lost (`safetyRead`), and a base or hinge
+    /// sensor every `CapturedPart.foldReadInterval` (`CapturedPart.foldRead`).
     func watchWhileStill(takeOne: () -> CapturedPart.Taken) -> SensorCapture.StillEnd {
         // Arming writes the device's event files: never while another program's buffer runs on it.
         if PartSettings.bufferRuns(part.accel.id) { return .unavailable }
         guard let watch = motionWatch(), arm(watch) else { return .unavailable }
         defer { watch.disarm() }
         let accel = part.accel, source = part.source
+        // The base and a hinge sensor have no event that reaches the host: they are read every
+        // foldReadInterval meanwhile, the display itself only at its safety reads.
+        let foldPace = part.readsFoldWhileStill ? CapturedPart.foldReadInterval : Double.infinity
+        var safetyDue = MonotonicClock.now() + source.configuration.motionSafetyInterval
         while true {
-            switch watch.wait(seconds: source.configuration.motionSafetyInterval, wake: source.wakeDescriptor,
+            let now = MonotonicClock.now()
+            let foldDue = safetyDue - now > foldPace
+            switch watch.wait(seconds: min(safetyDue - now, foldPace), wake: source.wakeDescriptor,
                               resume: source.resumeDescriptor, switches: source.switchDescriptor) {
             case .stopped:
                 return .ended(.stopped)
@@ -112,7 +119,16 @@ final class EventWatch {
                 return .unavailable
             case .switched:
                 if let error = part.readSwitch(takeOne: takeOne) { return .ended(.failed(error)) }
+            case .timeout where foldDue:
+                switch part.foldRead(takeOne: takeOne) {
+                case .failed(let error): return .ended(.failed(error))
+                case .moved:
+                    SensorLog.write(.debug, "\(accel.id): the fold moved while the display was still: reading it at \(FrequencyPlan.text(part.rate)) Hz")
+                    return .moved
+                case .unmoved: break
+                }
             case .timeout:
+                safetyDue = MonotonicClock.now() + source.configuration.motionSafetyInterval
                 if let end = safetyRead(watch, takeOne: takeOne) { return end }
             }
         }

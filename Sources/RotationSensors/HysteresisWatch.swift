@@ -86,12 +86,15 @@ struct HysteresisWatch {
         var previous = part.lastAcceleration
         var within = 0
         var deadline = MonotonicClock.now() + HysteresisWatch.safetyInterval
+        // A base or hinge sensor is read every foldReadInterval meanwhile (CapturedPart.foldRead).
+        let foldPace = part.readsFoldWhileStill ? CapturedPart.foldReadInterval : Double.infinity
+        var foldDue = MonotonicClock.now() + foldPace
         while true {
             var fds = [pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: source.wakeDescriptor, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: source.resumeDescriptor, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: source.switchDescriptor, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 4, Int32(max(0, (deadline - MonotonicClock.now()) * 1000).rounded(.up)))
+            _ = poll(&fds, 4, Int32(max(0, (min(deadline, foldDue) - MonotonicClock.now()) * 1000).rounded(.up)))
             if source.stopRequested { return .ended(.stopped) }
             if source.woke(accel.id, resumeReadable: fds[2].revents != 0) { return .moved }
             if fds[3].revents != 0, let error = part.readSwitch(takeOne: part.takePolled) { return .ended(.failed(error)) }
@@ -121,6 +124,16 @@ struct HysteresisWatch {
                     return .unavailable
                 }
                 continue
+            }
+            if MonotonicClock.now() >= foldDue, MonotonicClock.now() < deadline {
+                foldDue = MonotonicClock.now() + foldPace
+                switch part.foldRead(takeOne: part.takePolled) {
+                case .failed(let error): return .ended(.failed(error))
+                case .moved:
+                    SensorLog.write(.debug, "\(accel.id): the fold moved while the display was still: reading it at \(FrequencyPlan.text(part.rate)) Hz")
+                    return .moved
+                case .unmoved: continue
+                }
             }
             guard MonotonicClock.now() >= deadline else { continue }
             deadline = MonotonicClock.now() + HysteresisWatch.safetyInterval

@@ -188,6 +188,36 @@ struct PostureTests {
         #expect(detached?.hinge == nil)
     }
 
+    @Test("a gap with no samples at all (the display asleep on its motion event) does not detach the base: the first samples after it, before the base's next reading, keep the laptop")
+    func gapWithoutSamplesKeepsTheBase() {
+        var trace = FoldTrace(hinge: 110)
+        trace.hold(2)
+        // The last sample before the gap without a base reading (read every 0.1 s, beside samples at 50 Hz);
+        // three seconds with no sample; then the display's first samples, the base read again only 0.1 s later.
+        var samples = trace.samples
+        let template = samples[samples.count - 1]
+        var last = template
+        last.time += 0.02
+        last.base = nil
+        samples.append(last)
+        let resumed = last.time + 3
+        for i in 0..<20 {
+            var s = template
+            s.time = resumed + Double(i) * 0.02
+            if i < 5 { s.base = nil }
+            samples.append(s)
+        }
+        #expect(postures(samples).map(\.posture) == [.laptop], "\(postures(samples))")
+        // Samples that keep coming without the base for longer than baseLostAfter still mean it is gone.
+        for _ in 0..<100 {
+            var s = samples[samples.count - 1]
+            s.time += 0.02
+            s.base = nil
+            samples.append(s)
+        }
+        #expect(postures(samples).map(\.posture) == [.laptop, .tablet], "\(postures(samples))")
+    }
+
     @Test("without a base part the switches tell: tablet mode, then the lid closed")
     func switchesAlone() {
         var samples: [Sample] = []

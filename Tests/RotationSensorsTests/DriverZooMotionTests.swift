@@ -72,6 +72,9 @@ extension DriverZooTests {
         var enables: [String]
         /// Per device: attribute files and the values they must hold after the run.
         var restore: [String: [String: String]]
+        /// Whether a base part is read once a second while the display sleeps on its event
+        /// (`CapturedPart.foldReadInterval`): its own event never reaches the host.
+        var foldReads: Bool
 
         init(_ name: String) throws {
             let url = Testbed.fixtures.appendingPathComponent("zoo/\(name).json")
@@ -82,6 +85,7 @@ extension DriverZooTests {
             enables = try #require(events["enable"] as? [String: String]).values.sorted()
             let expect = try #require(spec["expect"] as? [String: Any])
             restore = try #require(expect["restore"] as? [String: [String: String]])
+            foldReads = devices.values.contains { ($0 as? [String: Any])?["location"] as? String == "base" }
         }
 
         /// The steps checking every file is put back.
@@ -102,7 +106,7 @@ extension DriverZooTests {
         r.results.playStarted?.at ?? .nan
     }
 
-    @Test("each driver with a motion event: while the device is still the event is armed and the sensor thread sleeps (no wake-up in 3 s), the turn after 12 s still is published within 2 s of its end, no write is refused, and every setting is put back (events, thresholds, periods, frequencies)",
+    @Test("each driver with a motion event: while the device is still the event is armed and the sensor thread sleeps (no wake-up in 3 s; one a second to read the base of a convertible, bmc150-dual), the turn after 12 s still is published within 2 s of its end, no write is refused, and every setting is put back (events, thresholds, periods, frequencies)",
           arguments: eventDrivers)
     func motionEventsWhileStill(driver: String) async throws {
         let fixture = try MotionFixture(driver)
@@ -111,7 +115,8 @@ extension DriverZooTests {
         defer { try? FileManager.default.removeItem(at: file) }
         var steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: Tolerance.tracePose)),
                               .waitFile("sys/bus/iio/devices/iio:device0/\(fixture.enables[0])", "1", within: Tolerance.slowReply),
-                              .asleep(thread: "rotationd-iio", seconds: 3), .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)), .stop]
+                              .asleep(thread: "rotationd-iio", seconds: 3, most: fixture.foldReads ? 4 : 0),
+                              .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)), .stop]
         steps += fixture.restoreSteps
         let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")

@@ -19,6 +19,26 @@ extension DriverZooTests {
         r.kernelWrites.filter { $0.device == "iio:device0" && $0.file == "in_accel_hysteresis" && $0.value == value }.count
     }
 
+    @Test("a hinge sensor beside a HID hub that honours in_accel_hysteresis is read once a second while the display is still: a fold to tablet with the display unmoved is published, and the sensor thread wakes only for those reads (twice each: its timer, and the hub's answer to the raw read; at most 8 times in 3 s)")
+    func hingeReadWhileHubIsStill() async throws {
+        let trace = try PosesTrace(holds: [40])
+        let file = try trace.write()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let steps: [Step] = [.set("iio:device2", ["in_angl0_raw": 1100]), .start, .play(file.path, seconds: trace.length - 0.2),
+                             .wait(.stdout(#""posture":"laptop""#, within: Tolerance.tracePose)),
+                             .waitFile("sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.050000", within: Tolerance.slowReply),
+                             .asleep(thread: "rotationd-iio", seconds: 3, most: 8),
+                             .set("iio:device2", ["in_angl0_raw": 3500]),
+                             .wait(.stdout(#""posture":"tablet""#, within: Tolerance.tracePose))]
+        let r = try await Testbed.run(devices: ["zoo/hid-sensor-hysteresis.umockdev", "hinge-hid-beside-hub.umockdev"], steps: steps,
+                                      arguments: ["--print", "--verbose"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.postures == ["laptop", "tablet"], "\(r.transcript)")
+        #expect(r.stderr.contains { $0.contains("iio:device0: the fold moved while the display was still") }, "\(r.transcript)")
+        let wokeUps = r.results.wakeUps.first?.count ?? -1
+        #expect(wokeUps >= 2 && wokeUps <= 8, "woke \(wokeUps) times in 3 s: \(r.transcript)")
+    }
+
     @Test("a HID sensor hub that honours in_accel_hysteresis: while the device is still the hysteresis is set (0.05 g) and the sensor thread sleeps (no wake-up in 3 s); the turn after 12 s still is published within 0.5 s of its end; no write is refused and every setting is put back, the hysteresis among them")
     func motionWatchedByHysteresis() async throws {
         let driver = "hid-sensor-hysteresis"

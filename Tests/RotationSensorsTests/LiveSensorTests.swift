@@ -247,9 +247,9 @@ struct LiveSensorTests {
         var description: String { fixture }
     }
 
-    /// The layouts whose display is read at the still pace while still, so that a fold of the base alone is seen.
-    /// (A display watched by its motion event while still, as bmc150-dual's, reads its base only once it moves:
-    /// `Docs/posture.md`, "Where it cannot know".)
+    /// The layouts whose display is read at the still pace while still. (A display watched by its motion event
+    /// while still, as bmc150-dual's, reads its base once a second meanwhile: `TabletModeSwitchZooTests` folds
+    /// the driver zoo's layouts.)
     static let foldLayouts = [
         FoldLayout(fixture: "base-display.umockdev", display: "iio:device1", base: "iio:device0", upright: [0, -512, 0], countsPerG: 512),
     ]

@@ -131,3 +131,39 @@ struct TabletModeSwitchTests {
         #expect(!list.stdout.contains { $0.contains(own) || $0.contains("rotationd tablet-mode switch") }, "\(list.transcript)")
     }
 }
+
+/// The driver zoo's convertibles folded live, with the switch on: `data/demo-fold-50hz.csv` (closed, laptop,
+/// stand, tablet, and back through a stand to a laptop) played through both accelerometers of each layout, the
+/// cases side by side.
+@Suite("The tablet-mode switch on the driver zoo's convertibles")
+struct TabletModeSwitchZooTests {
+    static let fold = Testbed.fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("data/demo-fold-50hz.csv").path
+
+    @Test("each two-accelerometer layout folded live gives closed, laptop, stand, tablet, stand, laptop, and SW_TABLET_MODE read back through evdev follows: 0, then 1 from the stand to the stand, then 0",
+          arguments: ["bmc150-dual", "cros-ec", "cros-ec-location"])
+    func zooFold(_ driver: String) async throws {
+        let steps: [Step] = [
+            .uinput,
+            .start,
+            // Closed until rotationd says so, however late a loaded machine starts it.
+            .play(Self.fold, seconds: 22.5, holdUntil: .stdout(#""posture":"closed""#, within: Tolerance.slowReply)),
+            .wait(.stdout(#""posture":"laptop""#, within: Tolerance.slowReply)),
+            .readSwitches(Step.madeByUInput, [.tabletMode: false]),
+            .wait(.stdout(#""posture":"stand""#, within: Tolerance.slowReply)),
+            .readSwitches(Step.madeByUInput, [.tabletMode: true]),
+            .wait(.stdout(#""posture":"tablet""#, within: Tolerance.slowReply)),
+            .wait(.stdout(#""posture":"laptop""#, within: Tolerance.slowReply)),
+            .readSwitches(Step.madeByUInput, [.tabletMode: false]),
+        ]
+        let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--tablet-mode-switch"])
+        #expect(r.failure == nil, "\(r.transcript)")
+        #expect(r.postures == ["closed", "laptop", "stand", "tablet", "stand", "laptop"], "\(r.transcript)")
+        #expect(r.results.uinputEvents.map(\.value) == [0, 1, 0], "\(r.transcript)")
+        #expect(r.results.switchReadings.map { $0.states?["tablet-mode"] } == [0, 1, 0], "\(r.transcript)")
+        let postures = SwitchTests.postures(r)
+        for e in r.results.uinputEvents.dropFirst() {
+            let line = postures.last { Posture(rawValue: $0.posture)?.isTabletMode == (e.value == 1) && $0.at <= e.at + 1 }
+            #expect(line.map { abs(e.at - $0.at) <= 1 } == true, "SW_TABLET_MODE \(e.value) at \(e.at) s, the posture lines: \(postures)")
+        }
+    }
+}

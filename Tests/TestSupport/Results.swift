@@ -106,6 +106,8 @@ public struct Results: Sendable {
     public var uinputEvents: [UInputEvent] { events.compactMap { if case .uinputEvent(let e) = $0 { e } else { nil } } }
     /// The nodes of the devices the emulated uinput removed (`UI_DEV_DESTROY`), in order.
     public var uinputDestroyed: [String] { events.compactMap { if case .uinputDestroyed(let n) = $0 { n } else { nil } } }
+    /// Each `Step.asleep`'s count of wake-ups, in order.
+    public var wakeUps: [WakeUps] { events.compactMap { if case .wakeUps(let w) = $0 { w } else { nil } } }
     /// What each `Step.readSwitches` read back through evdev, in order.
     public var switchReadings: [SwitchReading] { events.compactMap { if case .switchesRead(let r) = $0 { r } else { nil } } }
     /// The driver's exit status, if it ended by itself.
@@ -142,6 +144,8 @@ public enum DriverEvent: Sendable, Decodable {
     case uinputEvent(UInputEvent)
     /// The node of a device the emulated uinput removed.
     case uinputDestroyed(node: String)
+    /// An `asleep` step's count.
+    case wakeUps(WakeUps)
     /// A `read-switches` probe's reading.
     case switchesRead(SwitchReading)
     /// A line of the program's, on `stream` (`"stdout"` or `"stderr"`).
@@ -186,6 +190,7 @@ public enum DriverEvent: Sendable, Decodable {
         case "uinput-created": self = .uinputCreated(try UInputDevice(from: decoder))
         case "uinput-event": self = .uinputEvent(try UInputEvent(from: decoder))
         case "uinput-destroyed": self = .uinputDestroyed(node: try c.decode(String.self, forKey: .node))
+        case "wake-ups": self = .wakeUps(try WakeUps(from: decoder))
         case "read-switches": self = .switchesRead(try SwitchReading(from: decoder))
         case "output": self = .output(stream: try c.decode(String.self, forKey: .stream), try timed())
         case "socket": self = .socket(connection: try c.decode(Int.self, forKey: .connection), try timed())
@@ -228,6 +233,13 @@ public struct UInputEvent: Sendable, Decodable {
     /// Whether it changed the switch, and so reached the node's readers.
     public var changed: Bool
     public var at: Double
+}
+
+/// How often a thread woke while an `asleep` step counted.
+public struct WakeUps: Sendable, Decodable {
+    public var thread: String
+    public var seconds: Double
+    public var count: Int
 }
 
 /// A node's switches read back through evdev (`Step.readSwitches`).

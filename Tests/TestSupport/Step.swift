@@ -86,8 +86,9 @@ public enum Step: Sendable, Hashable, Encodable {
     case mediaGraph(_ node: String, _ graph: MediaGraph)
     /// Creates a directory under the testbed root, such as a device-tree node, which an umockdev file cannot hold.
     case mkdir(_ path: String)
-    /// Fails unless the program's thread named `thread` exists and, once seen asleep, is not woken for `seconds`.
-    case asleep(thread: String, seconds: Double)
+    /// Fails unless the program's thread named `thread` exists and, once seen asleep, is woken at most `most`
+    /// times in `seconds`.
+    case asleep(thread: String, seconds: Double, most: Int = 0)
     /// From now on, fails the run if anyone opens a /dev/video* node of the testbed or the program holds one.
     case guardVideoNodes
     /// Starts the real iio-sensor-proxy beside the program, and monitor-sensor claiming its accelerometer; waits
@@ -155,7 +156,7 @@ public enum Step: Sendable, Hashable, Encodable {
         case .v4l2Controls(let node, let controls): return list("v4l2-controls", .string(node), .object(controls.mapValues { .int($0) }))
         case .mediaGraph(let node, let graph): return list("media-graph", .string(node), graph.json)
         case .mkdir(let path): return list("mkdir", .string(path))
-        case .asleep(let thread, let seconds): return list("asleep", .string(thread), .double(seconds))
+        case .asleep(let thread, let seconds, let most): return list("asleep", .string(thread), .double(seconds), .int(most))
         case .guardVideoNodes: return list("guard-video-nodes")
         case .sensorProxy(let within): return within.map { list("sensor-proxy", .double($0)) } ?? list("sensor-proxy")
         case .rawPoller(let device, let interval): return list("raw-poller", .string(device), .double(interval))

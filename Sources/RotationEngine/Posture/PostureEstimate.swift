@@ -16,6 +16,11 @@ public struct PostureEstimate: Sendable {
     private var base = PanelFilter()
     private var lastBase = -Double.infinity
     private var hadBase = false
+    /// The time of the first sample without a base reading since the last one that had it (or since a gap with no
+    /// sample at all), nil while they have it.
+    private var baseMissingSince: Double?
+    /// The time of the sample before this one.
+    private var lastSample = -Double.infinity
     /// The angle in force (degrees, 0...360), held while it cannot be read; nil before the first reading.
     private var hinge: Double?
     private var readable = true
@@ -49,8 +54,14 @@ public struct PostureEstimate: Sendable {
             base.follow(b, at: s.time)
             lastBase = s.time
             hadBase = true
+            baseMissingSince = nil
+        } else if hadBase && (baseMissingSince == nil || s.time - lastSample > PostureLimits.baseLostAfter) {
+            baseMissingSince = s.time
         }
-        let baseHere = hadBase && s.time - lastBase <= PostureLimits.baseLostAfter
+        lastSample = s.time
+        // Samples that come without a base reading for baseLostAfter mean a detached base; a gap with no samples
+        // at all (the display asleep on its motion event, the base read meanwhile) does not.
+        let baseHere = hadBase && (baseMissingSince.map { s.time - $0 <= PostureLimits.baseLostAfter } ?? true)
         var next = state
         if let sensor = s.hinge, sensor.isFinite {
             hinge = min(max(sensor, 0), 360)

@@ -55,7 +55,8 @@ public enum PostureLimits {
     public static let tentShare = 0.3
     /// The published hinge follows the angle read in steps of at least this many degrees.
     public static let hingeStep = 5
-    /// Seconds without a base reading after which a base that was there counts as detached.
+    /// Seconds of samples without a base reading after which a base that was there counts as detached (from the
+    /// first such sample: a gap with no sample at all counts for nothing).
     public static let baseLostAfter = 1.0
     /// The base's own rotation is read only while gravity's share out of its plane is below this (it is not
     /// lying flat), and changes once the in-plane direction is this many degrees past the quadrant's edge.

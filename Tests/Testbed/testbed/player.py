@@ -43,7 +43,8 @@ class TraceClock:
 
 
 def load_trace(path):
-    """A trace's times and rows (t,x,y,z[,gx,gy,gz]), and whether it has gyroscope columns."""
+    """A trace's times and rows, and the columns it has: {name: index in a row} for x, y, z and any of gx, gy, gz
+    (the gyroscope) and bx, by, bz (a convertible's base)."""
     times, rows = [], []
     with open(path) as f:
         header = next(f).strip().split(",")
@@ -51,22 +52,31 @@ def load_trace(path):
             values = [float(v) for v in line.strip().split(",")]
             times.append(values[0])
             rows.append(values[1:])
-    return times, rows, len(header) >= 7
+    return times, rows, {name: i - 1 for i, name in enumerate(header) if i > 0}
 
 
-def truth(times, rows, gyro_columns):
-    """The device-frame truth a part reads T s into the trace, looping."""
+def truth(times, rows, columns):
+    """The device-frame truth a part reads T s into the trace, looping. A base part reads in the frame systemd's
+    hwdb asks of a base (the display's with the lid closed): a trace's bx, by, bz are in the frame in which opened
+    flat reads as the display (../shared/traces-posture/README.md), so (bx, by, bz) is read as (bx, -by, -bz);
+    without those columns the keyboard lies flat, face up: (0, 0, -g)."""
     span = times[-1] - times[0] + (times[1] - times[0])
     gravity = 9.80665
+
+    def take(row, names):
+        return [row[columns[n]] for n in names] if all(n in columns for n in names) else None
 
     def truth_at(t, part):
         k = max(bisect.bisect_right(times, times[0] + t % span) - 1, 0)
         row = rows[k]
         if part.spec.get("location", "display") == "base":
-            return [0.0, 0.0, gravity] if part.sensor == "accel" else [0.0, 0.0, 0.0]
+            if part.sensor != "accel":
+                return [0.0, 0.0, 0.0]
+            base = take(row, ("bx", "by", "bz"))
+            return [base[0], -base[1], -base[2]] if base else [0.0, 0.0, -gravity]
         if part.sensor == "accel":
-            return row[0:3]
-        return row[3:6] if gyro_columns else [0.0, 0.0, 0.0]
+            return take(row, ("x", "y", "z"))
+        return take(row, ("gx", "gy", "gz")) or [0.0, 0.0, 0.0]
     return truth_at
 
 
@@ -87,7 +97,8 @@ def make_parts(tb, set_attr, zoo):
 
 def play(run, trace, seconds, options=None):
     """["play", TRACE, SECONDS, OPTIONS]
-    In the background, play a trace (t,x,y,z[,gx,gy,gz], device frame, relative to Tests/fixtures) into every
+    In the background, play a trace (t,x,y,z[,gx,gy,gz][,bx,by,bz], device frame, a base's as in
+    ../shared/traces-posture; relative to Tests/fixtures) into every
     emulated part the fixture's sidecar (X.json beside X.umockdev) describes, as the hardware would (parts.Part).
     Prints "play: started at T" (T on PROGRAM's CLOCK_MONOTONIC) and writes the time the trace left its time 0 to
     the file named by PROGRAM's PLAY_STARTED_FILE. OPTIONS (optional) is {"hold_until": [WAITVERB, REGEX,

@@ -165,10 +165,10 @@ def _threads(pid, name):
     return found
 
 
-def asleep(run, name, seconds):
-    """["asleep", THREAD, SECONDS]
-    Fail unless PROGRAM's thread named THREAD exists and, once it is seen asleep, wakes up (is switched to) not
-    once in SECONDS. The count starts when the thread is first seen sleeping (it may not have started yet, or
+def asleep(run, name, seconds, most=0):
+    """["asleep", THREAD, SECONDS, MOST]
+    Fail unless PROGRAM's thread named THREAD exists and, once it is seen asleep, wakes up (is switched to) at
+    most MOST times (0 when not given) in SECONDS; a "wake-ups" result gives the count. The count starts when the thread is first seen sleeping (it may not have started yet, or
     still be busy starting up, on a loaded machine), and counts voluntary switches only: a sleeping thread is
     never preempted, so each one is a wake-up followed by sleeping again."""
     pid = run.proc.pid
@@ -189,5 +189,7 @@ def asleep(run, name, seconds):
     time.sleep(seconds)
     after = _threads(pid, name)
     woke = sum(after.get(tid, (None, n))[1] - n for tid, (_, n) in before.items())
-    if woke:
-        raise Failure("thread %s woke up %d times in %ss" % (name, woke, seconds))
+    results.say("asleep: thread %s woke up %d times in %ss" % (name, woke, seconds), "wake-ups", thread=name,
+                seconds=seconds, count=woke)
+    if woke > most:
+        raise Failure("thread %s woke up %d times in %ss, more than %d" % (name, woke, seconds, most))
