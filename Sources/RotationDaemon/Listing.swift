@@ -52,7 +52,20 @@ enum Listing {
             text += "\(r.id): \(r.kind.rawValue), cannot be used: \(r.error)\n"
         }
         text += "posture: " + postureSources(inventory) + "\n"
+        text += "tablet-mode switch: " + tabletModeSwitch(inventory) + "\n"
         return text
+    }
+
+    /// Whether `--tablet-mode-switch` would make a switch on this machine, and why not where it would not.
+    static func tabletModeSwitch(_ inventory: SensorInventory) -> String {
+        switch TabletModeSwitch.refusal(inventory) {
+        case .anotherSwitch(let s)?:
+            return "the kernel's, \(s.name) (\(s.sysname)), which the desktop follows; --tablet-mode-switch would make none"
+        case .noPostureSource?:
+            return "none, and nothing tells the posture; --tablet-mode-switch would make none"
+        default:
+            return "none from the kernel; --tablet-mode-switch would make one that follows the posture (Docs/posture.md, \"The desktop's tablet mode\")"
+        }
     }
 
     /// The posture's sources found, and the one used: `Docs/posture.md`, "Sources, most trusted first".

@@ -26,6 +26,15 @@ struct TabletModeSwitchTests {
          "in_accel_z_raw": .int(Int((-512 * sin(hinge * Double.pi / 180)).rounded()))]
     }
 
+    /// Checks that each change of the switch after its first value came within 1 s of the posture line that makes it.
+    static func expectEachChangeWithItsPosture(_ r: Testbed.Result) {
+        let postures = SwitchTests.postures(r)
+        for e in r.results.uinputEvents.dropFirst() {
+            let line = postures.last { Posture(rawValue: $0.posture)?.isTabletMode == (e.value == 1) && $0.at <= e.at + 1 }
+            #expect(line.map { abs(e.at - $0.at) <= 1 } == true, "SW_TABLET_MODE \(e.value) at \(e.at) s, the posture lines: \(postures)")
+        }
+    }
+
     static let folds = [
         // Both accelerometers: laptop, stand, tablet, and back through a stand to a laptop.
         Fold(fixture: "base-display.umockdev", device: "iio:device0", steps: [
@@ -71,11 +80,7 @@ struct TabletModeSwitchTests {
         #expect(r.stderr.contains { $0.contains("tablet-mode switch: \"rotationd tablet-mode switch\" through /dev/uinput") }, "\(r.transcript)")
         #expect(!r.stderr.contains { $0.contains("error") }, "\(r.transcript)")
         // Each change reaches the switch with the posture line that makes it.
-        let postures = SwitchTests.postures(r)
-        for e in r.results.uinputEvents.dropFirst() {
-            let line = postures.last { Posture(rawValue: $0.posture)?.isTabletMode == (e.value == 1) && $0.at <= e.at + 1 }
-            #expect(line.map { abs(e.at - $0.at) <= 1 } == true, "SW_TABLET_MODE \(e.value) at \(e.at) s, the posture lines: \(postures)")
-        }
+        Self.expectEachChangeWithItsPosture(r)
     }
 
     @Test("where the kernel already has a tablet-mode switch (intel-vbtn), --tablet-mode-switch makes none and says why; the posture still comes from the parts")
@@ -109,6 +114,17 @@ struct TabletModeSwitchTests {
         #expect(missing.failure == nil && missing.status == 0, "\(missing.transcript)")
         #expect(missing.stderr.contains { $0.hasPrefix("rotationd: error: --tablet-mode-switch: cannot open /dev/uinput: No such file or directory (load the uinput module (modprobe uinput") },
                 "\(missing.transcript)")
+    }
+
+    @Test("rotationd --list says whether --tablet-mode-switch would make a switch: one on a convertible with no kernel switch, none beside intel-vbtn's, none on a plain tablet",
+          arguments: [(["base-display.umockdev"], "none from the kernel; --tablet-mode-switch would make one that follows the posture"),
+                      (["base-display.umockdev", "switches.umockdev"], "the kernel's, Intel Virtual Switches (event7), which the desktop follows; --tablet-mode-switch would make none"),
+                      (["polled.umockdev"], "none, and nothing tells the posture; --tablet-mode-switch would make none")])
+    func listed(_ devices: [String], _ line: String) async throws {
+        let emulated = devices.contains("switches.umockdev") ? SwitchTests.emulated : []
+        let r = try await Testbed.run(devices: devices, steps: emulated + [.start, .exit(within: Tolerance.listing)], arguments: ["--list"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(r.stdout.contains { $0.hasPrefix("tablet-mode switch: " + line) }, "\(r.transcript)")
     }
 
     @Test("discovery leaves rotationd's own switch out: a 'rotationd tablet-mode switch' under /sys/devices/virtual/input reading 1 neither gives the posture nor is listed, nor stops --tablet-mode-switch")
@@ -160,10 +176,6 @@ struct TabletModeSwitchZooTests {
         #expect(r.postures == ["closed", "laptop", "stand", "tablet", "stand", "laptop"], "\(r.transcript)")
         #expect(r.results.uinputEvents.map(\.value) == [0, 1, 0], "\(r.transcript)")
         #expect(r.results.switchReadings.map { $0.states?["tablet-mode"] } == [0, 1, 0], "\(r.transcript)")
-        let postures = SwitchTests.postures(r)
-        for e in r.results.uinputEvents.dropFirst() {
-            let line = postures.last { Posture(rawValue: $0.posture)?.isTabletMode == (e.value == 1) && $0.at <= e.at + 1 }
-            #expect(line.map { abs(e.at - $0.at) <= 1 } == true, "SW_TABLET_MODE \(e.value) at \(e.at) s, the posture lines: \(postures)")
-        }
+        TabletModeSwitchTests.expectEachChangeWithItsPosture(r)
     }
 }
