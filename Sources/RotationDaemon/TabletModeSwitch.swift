@@ -23,16 +23,25 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
 
     private struct Device {
         var fd: Int32
+        /// Whether the device is declared (`rotationd_uinput_setup_switch`): at the start, and again before it is
+        /// registered after a withdrawal.
+        var declared = true
         /// Whether UI_DEV_CREATE has registered it.
         var created = false
-        /// The value it reports, once registered.
+        /// The value it reports, while registered.
         var value: Bool?
+        /// The tablet mode of the last posture published.
+        var wanted: Bool?
+        /// The kernel's tablet-mode switch that appeared after the start: while there is one, rotationd's is
+        /// withdrawn.
+        var kernel: SwitchDescription?
         /// Set once a write or the registration failed (logged): nothing more is tried.
         var failed = false
     }
 
     private let path: String
     private let device: Mutex<Device>
+    private let watch = TabletSwitchWatch()
 
     /// Why no switch may be made on the machine `inventory` describes, or nil: the kernel already reports
     /// `SW_TABLET_MODE` (a platform driver's switch, which the desktop follows), or nothing tells the posture.
@@ -56,6 +65,9 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
         }
         do {
             let made = try TabletModeSwitch(path: path)
+            if !made.watch.start(onChange: { [weak made] in made?.follow($0) }) {
+                Log.warning("--tablet-mode-switch: cannot start the thread that follows input devices; a kernel tablet-mode switch registered later is not noticed until rotationd restarts")
+            }
             Log.info("tablet-mode switch: \"\(SwitchDescription.rotationdSwitchName)\" through \(path), SW_TABLET_MODE 1 in stand, tent and tablet and 0 in laptop and closed, from the posture; the sensors are read with no subscriber too")
             return made
         } catch {
@@ -85,28 +97,71 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
     /// Reports the posture's tablet mode when it differs from the value reported; registers the device first.
     func publish(_ event: StateEvent) {
         guard let posture = event.state.fold.posture else { return }
-        let on = posture.isTabletMode
         let problem: TabletModeSwitchError? = device.withLock { d in
-            guard !d.failed, d.value != on else { return nil }
-            if !d.created {
-                guard rotationd_uinput_create(d.fd) == 0 else {
-                    d.failed = true
-                    return .refused(step: "UI_DEV_CREATE", path: path, errno: errno)
-                }
-                d.created = true
-            }
-            guard rotationd_uinput_report_switch(d.fd, Int32(SW_TABLET_MODE), on ? 1 : 0) == 2 * MemoryLayout<input_event>.size else {
-                d.failed = true
-                return .refused(step: "a write of SW_TABLET_MODE", path: path, errno: errno)
-            }
-            d.value = on
-            return nil
+            d.wanted = posture.isTabletMode
+            return apply(&d)
         }
         if let problem { Log.error("\(problem)") }
     }
 
-    /// Unregisters the device and closes uinput.
+    /// Follows a kernel switch that comes or goes while the service runs (`TabletSwitchWatch`): withdraws the
+    /// device while there is one, and registers it again, in the posture's state, once it has gone.
+    private func follow(_ kernel: SwitchDescription?) {
+        let (problem, changed): (TabletModeSwitchError?, Bool) = device.withLock { d in
+            guard d.kernel != kernel else { return (nil, false) }
+            d.kernel = kernel
+            return (apply(&d), true)
+        }
+        if changed {
+            if let kernel {
+                Log.warning("tablet-mode switch: \(kernel.name) (\(kernel.node)) now reports SW_TABLET_MODE, so rotationd's switch is withdrawn and the desktop follows the kernel's alone; rotationd's comes back if that one goes away")
+            } else {
+                Log.info("tablet-mode switch: the kernel's SW_TABLET_MODE device went away; rotationd's switch reports the posture again")
+            }
+        }
+        if let problem { Log.error("\(problem)") }
+    }
+
+    /// Brings the device in line with `d`: withdrawn while the kernel has a switch, otherwise registered once a
+    /// posture is known and reporting its tablet mode. Returns the failure, after which nothing more is tried.
+    private func apply(_ d: inout Device) -> TabletModeSwitchError? {
+        guard !d.failed else { return nil }
+        if d.kernel != nil {
+            if d.created {
+                _ = rotationd_uinput_destroy(d.fd)
+                d.created = false
+                d.declared = false
+                d.value = nil
+            }
+            return nil
+        }
+        guard let on = d.wanted, d.value != on else { return nil }
+        if !d.declared {
+            var failed: Int32 = 0
+            guard rotationd_uinput_setup_switch(d.fd, SwitchDescription.rotationdSwitchName, Int32(SW_TABLET_MODE), &failed) == 0 else {
+                d.failed = true
+                return .refused(step: Self.setupSteps[min(max(Int(failed), 0), 2)], path: path, errno: errno)
+            }
+            d.declared = true
+        }
+        if !d.created {
+            guard rotationd_uinput_create(d.fd) == 0 else {
+                d.failed = true
+                return .refused(step: "UI_DEV_CREATE", path: path, errno: errno)
+            }
+            d.created = true
+        }
+        guard rotationd_uinput_report_switch(d.fd, Int32(SW_TABLET_MODE), on ? 1 : 0) == 2 * MemoryLayout<input_event>.size else {
+            d.failed = true
+            return .refused(step: "a write of SW_TABLET_MODE", path: path, errno: errno)
+        }
+        d.value = on
+        return nil
+    }
+
+    /// Stops following the kernel's switches, unregisters the device and closes uinput.
     func close() {
+        watch.stop()
         device.withLock { d in
             guard d.fd >= 0 else { return }
             if d.created { _ = rotationd_uinput_destroy(d.fd) }

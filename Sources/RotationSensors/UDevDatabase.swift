@@ -20,8 +20,9 @@ final class UDevDatabase {
     }
 
     /// Every input device with a tablet-mode or lid switch (`SwitchDescription`), in node order: each `eventN`
-    /// of the input subsystem whose parent's `capabilities/sw` names one. Empty when udev is unavailable.
-    func switches() -> [SwitchDescription] {
+    /// of the input subsystem whose parent's `capabilities/sw` names one, leaving out those whose node or parent
+    /// is among `removed` (syspaths udev said were removed). Empty when udev is unavailable.
+    func switches(leavingOut removed: Set<String> = []) -> [SwitchDescription] {
         guard let udev, let e = udev_enumerate_new(udev) else { return [] }
         defer { udev_enumerate_unref(e) }
         _ = udev_enumerate_add_match_subsystem(e, "input")
@@ -31,8 +32,11 @@ final class UDevDatabase {
         var entry = udev_enumerate_get_list_entry(e)
         while let item = entry {
             entry = udev_list_entry_get_next(item)
-            guard let path = udev_list_entry_get_name(item), let dev = udev_device_new_from_syspath(udev, path) else { continue }
+            guard let path = udev_list_entry_get_name(item), !removed.contains(String(cString: path)),
+                  let dev = udev_device_new_from_syspath(udev, path) else { continue }
             defer { udev_device_unref(dev) }
+            if let parent = udev_device_get_parent(dev), let syspath = udev_device_get_syspath(parent),
+               removed.contains(String(cString: syspath)) { continue }
             guard let node = udev_device_get_devnode(dev).map({ String(cString: $0) }),
                   let sysname = udev_device_get_sysname(dev).map({ String(cString: $0) }),
                   let parent = udev_device_get_parent(dev),
@@ -49,18 +53,19 @@ final class UDevDatabase {
     }
 }
 
-/// Watches udev for IIO devices being added or removed.
+/// Watches udev for the devices of one subsystem (IIO's by default) being added, changed or removed.
 ///
 /// Not thread-safe: one thread owns an instance.
 final class UDevMonitor {
     private let udev: OpaquePointer?
     private let monitor: OpaquePointer?
 
-    init() {
+    /// Listens for `subsystem`'s events; `fileDescriptor` is −1 when udev cannot be listened to.
+    init(subsystem: String = "iio") {
         udev = udev_new()
         var mon: OpaquePointer? = nil
         if let udev, let m = udev_monitor_new_from_netlink(udev, "udev") {
-            if udev_monitor_filter_add_match_subsystem_devtype(m, "iio", nil) >= 0,
+            if udev_monitor_filter_add_match_subsystem_devtype(m, subsystem, nil) >= 0,
                udev_monitor_enable_receiving(m) >= 0 {
                 mon = m
             } else {
@@ -82,5 +87,18 @@ final class UDevMonitor {
     func drain() {
         guard let monitor else { return }
         while let dev = udev_monitor_receive_device(monitor) { udev_device_unref(dev) }
+    }
+
+    /// Reads every pending event: each device's syspath and action (`add`, `change`, `remove`), in order.
+    func receive() -> [(syspath: String, action: String)] {
+        guard let monitor else { return [] }
+        var events: [(syspath: String, action: String)] = []
+        while let dev = udev_monitor_receive_device(monitor) {
+            if let path = udev_device_get_syspath(dev) {
+                events.append((String(cString: path), udev_device_get_action(dev).map { String(cString: $0) } ?? ""))
+            }
+            udev_device_unref(dev)
+        }
+        return events
     }
 }

@@ -97,6 +97,37 @@ struct TabletModeSwitchTests {
                 "\(r.transcript)")
     }
 
+    @Test("a kernel tablet-mode switch registered while rotationd runs (intel-vbtn registers its own at the first switch event) withdraws rotationd's, said on stderr (the thread that follows the input devices sleeping until then); once it goes away rotationd's comes back reading the posture's state")
+    func yieldsToALateKernelSwitch() async throws {
+        let kernel = "/sys/devices/platform/INT33D6:00/input/input7"
+        let r = try await Testbed.run(devices: ["base-display.umockdev"], steps: [
+            .uinput,
+            .set("iio:device0", Self.base(210)),
+            .start,
+            .wait(.stdout(#""posture":"stand""#, within: Tolerance.listing)),
+            .readSwitches(Step.madeByUInput, [.tabletMode: true]),
+            // Following the input devices costs nothing while none comes or goes.
+            .asleep(thread: "rotationd-sw", seconds: 1.5),
+            .add("vbtn-switch.umockdev"),
+            .uevent(kernel, .add), .uevent(kernel + "/event7", .add),
+            .wait(.stderr(#"warning: tablet-mode switch: Intel Virtual Switches \(/dev/input/event7\) now reports SW_TABLET_MODE, so rotationd's switch is withdrawn"#)),
+            .uevent(kernel + "/event7", .remove), .uevent(kernel, .remove),
+            .remove(kernel),
+            .wait(.stderr("the kernel's SW_TABLET_MODE device went away; rotationd's switch reports the posture again")),
+            .readSwitches(Step.madeByUInput, [.tabletMode: true]),
+            .stop,
+        ], arguments: ["--print", "--tablet-mode-switch"])
+        #expect(r.failure == nil, "\(r.transcript)")
+        let created = r.results.uinputCreated
+        #expect(created.count == 2 && created.allSatisfy { $0.name == "rotationd tablet-mode switch" }, "\(r.transcript)")
+        // Withdrawn before the kernel's arrival is logged, made again before its departure is.
+        #expect(r.results.uinputDestroyed.count == 2, "\(r.transcript)")
+        // The device made again registers with the posture's state, 1 in the stand, and reports nothing more.
+        #expect(r.results.uinputEvents.filter { $0.node == created.last?.node }.map(\.value) == [1], "\(r.transcript)")
+        #expect(r.results.switchReadings.map { $0.states?["tablet-mode"] } == [1, 1], "\(r.transcript)")
+        #expect(!r.stderr.contains { $0.contains("error") }, "\(r.transcript)")
+    }
+
     @Test("on a plain tablet (no base, no hinge sensor) --tablet-mode-switch makes no switch and says nothing tells the posture; without uinput the error names the module to load; either way the rotation is served")
     func noSwitchWithoutPostureOrUInput() async throws {
         let plain = try await Testbed.run(devices: ["polled.umockdev"], steps: [
