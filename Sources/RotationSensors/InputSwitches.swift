@@ -8,7 +8,9 @@ import RotationProtocol
 /// Nothing is grabbed, so the compositor and libinput see every event as before. A capture polls `descriptor`
 /// beside its own while it sleeps, so a switch that changes while the display is still is read at once
 /// (`CapturedPart.readSwitch`). A node that cannot be opened is logged once with the fix and left out; one that
-/// goes away (ENODEV) is closed. Owned by the sensor thread.
+/// goes away (ENODEV, or udev says it was removed) is closed, and one registered while the capture runs
+/// (intel-vbtn registers its switch at the firmware's first switch event) is opened: udev's input events wake
+/// the same descriptor, so that costs nothing while no device comes or goes. Owned by the sensor thread.
 final class InputSwitches {
     private struct Opened {
         var switch_: SwitchDescription
@@ -21,31 +23,24 @@ final class InputSwitches {
     private static let eventSize = MemoryLayout<input_event>.size
 
     private var opened: [Opened] = []
+    /// udev's input events, in `poller` beside the nodes.
+    private let monitor: UDevMonitor
+    private let udev = UDevDatabase()
+    /// The syspaths udev said were removed (and not added since).
+    private var removed = Set<String>()
     private let poller: Int32
     /// Where events are read into, sixteen at a time.
     private var buffer = [UInt8](repeating: 0, count: eventSize * 16)
     /// The states in force, kept from the last events read (`refresh`).
     private var states: (tabletMode: Bool?, lidClosed: Bool?) = (nil, nil)
 
-    /// Opens each of `switches`; those that cannot be opened are logged (once each) and left out.
+    /// Opens each of `switches`; those that cannot be opened are logged (once each) and left out. Listens to
+    /// udev's input events from then on, so that a switch device registered later is read too.
     init(_ switches: [SwitchDescription]) {
-        for s in switches {
-            let fd = open(s.node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-            guard fd >= 0 else {
-                let e = errno
-                let fix = e == EACCES || e == EPERM
-                    ? "the group rotationd reads a switch's node once udev has applied 60-rotationd.rules to it (udevadm trigger), or run as root"
-                    : nil
-                let err = SystemError(operation: "open", path: s.node, errno: e, fix: fix)
-                SensorLog.once(.warning, "\(err); the \(s.reported) of \(s.name) is not read for the posture")
-                continue
-            }
-            var o = Opened(switch_: s, fd: fd)
-            InputSwitches.sync(&o)
-            opened.append(o)
-        }
-        poller = opened.count > 1 ? rotationd_readiness_create() : -1
-        if poller >= 0 { for o in opened { _ = rotationd_readiness_add(poller, o.fd) } }
+        monitor = UDevMonitor(subsystem: "input")
+        poller = rotationd_readiness_create()
+        if poller >= 0, monitor.fileDescriptor >= 0 { _ = rotationd_readiness_add(poller, monitor.fileDescriptor) }
+        for s in switches { add(s) }
         refresh()
     }
 
@@ -54,15 +49,63 @@ final class InputSwitches {
         if poller >= 0 { close(poller) }
     }
 
+    /// Opens `s` and reads its state, or logs (once) why it cannot be read.
+    private func add(_ s: SwitchDescription) {
+        let fd = open(s.node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let e = errno
+            let fix = e == EACCES || e == EPERM
+                ? "the group rotationd reads a switch's node once udev has applied 60-rotationd.rules to it (udevadm trigger), or run as root"
+                : nil
+            let err = SystemError(operation: "open", path: s.node, errno: e, fix: fix)
+            SensorLog.once(.warning, "\(err); the \(s.reported) of \(s.name) is not read for the posture")
+            return
+        }
+        var o = Opened(switch_: s, fd: fd)
+        InputSwitches.sync(&o)
+        opened.append(o)
+        if poller >= 0 { _ = rotationd_readiness_add(poller, fd) }
+    }
+
+    /// Closes the switch at `index`, saying why it is no longer read.
+    private func remove(at index: Int, _ why: String) {
+        let gone = opened.remove(at: index)
+        SensorLog.write(.info, "\(gone.switch_.node) (\(gone.switch_.name)) \(why): its switches are no longer read")
+        if poller >= 0 { _ = rotationd_readiness_remove(poller, gone.fd) }
+        close(gone.fd)
+    }
+
+    /// Follows udev's input events: the devices said removed count as gone (their files may linger while the
+    /// event is handled), and the switches listed afterwards are those read; a new one is opened and said.
+    private func followHotPlug() {
+        let events = monitor.receive()
+        guard !events.isEmpty else { return }
+        for e in events {
+            if e.action == "remove" { removed.insert(e.syspath) } else { removed.remove(e.syspath) }
+        }
+        let listed = udev.switches(leavingOut: removed)
+        var i = 0
+        while i < opened.count {
+            if listed.contains(where: { $0.node == opened[i].switch_.node }) { i += 1 } else { remove(at: i, "was removed") }
+        }
+        for s in listed where !opened.contains(where: { $0.switch_.node == s.node }) {
+            let before = opened.count
+            add(s)
+            if opened.count > before {
+                SensorLog.write(.info, "\(s.node) (\(s.name)) appeared: its \(s.reported) is read for the posture")
+            }
+        }
+    }
+
     /// Whether any switch is read.
     var isEmpty: Bool { opened.isEmpty }
 
     /// The descriptors opened, by node, for the "using" line and tests.
     var nodes: [String] { opened.map(\.switch_.node) }
 
-    /// Readable when a switch has reported something not read yet: the one node's descriptor, an epoll
-    /// descriptor over several, or −1 with none.
-    var descriptor: Int32 { poller >= 0 ? poller : opened.first?.fd ?? -1 }
+    /// Readable when a switch has reported something not read yet or an input device came or went: an epoll
+    /// descriptor over the nodes and udev's input events, or −1 when none could be made.
+    var descriptor: Int32 { poller }
 
     /// The switches' states, `SW_TABLET_MODE` and `SW_LID`, each nil when no device reports it (a switch any
     /// device reports on counts as on), after reading the events pending. Called with every sample: while
@@ -73,18 +116,13 @@ final class InputSwitches {
         return states
     }
 
-    /// Reads every device's pending events (closing one that is gone), then the states they give.
+    /// Follows the input devices that came or went, reads every device's pending events (closing one that is
+    /// gone), then the states they give.
     private func refresh() {
+        followHotPlug()
         var i = 0
         while i < opened.count {
-            if drain(&opened[i]) {
-                i += 1
-            } else {
-                let gone = opened.remove(at: i)
-                SensorLog.write(.info, "\(gone.switch_.node) (\(gone.switch_.name)) went away: its switches are no longer read")
-                if poller >= 0 { _ = rotationd_readiness_remove(poller, gone.fd) }
-                close(gone.fd)
-            }
+            if drain(&opened[i]) { i += 1 } else { remove(at: i, "went away") }
         }
         func state(_ kind: SwitchDescription.Kind) -> Bool? {
             var any: Bool?

@@ -388,7 +388,7 @@ public final class SensorSource: @unchecked Sendable {
         let capture = SensorCapture(source: self, context: ctx, device: dev, accelerometer: accel,
                                     gyroscope: gyro, gyroscopeDevice: gyro.flatMap { ctx.device(id: $0.id) }, base: base,
                                     hinge: hinge)
-        self.switches = switches.isEmpty ? nil : switches
+        self.switches = switches
         defer { self.switches = nil }
         return capture.run()
     }

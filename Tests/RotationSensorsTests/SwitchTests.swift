@@ -100,6 +100,31 @@ struct SwitchTests {
         #expect(lines.count > 1 && lines.dropFirst().allSatisfy { $0.hasSuffix(",1,0") }, "\(lines.prefix(4))")
     }
 
+    @Test("a tablet-mode switch registered while the service runs (intel-vbtn registers its own at the firmware's first switch event) is read from then on: a plain tablet gets tablet, then laptop as the switch turns off; once removed it is no longer read")
+    func switchRegisteredWhileRunning() async throws {
+        let input = "/sys/devices/platform/INT33D6:00/input/input7"
+        let r = try await Testbed.run(devices: ["polled.umockdev"], steps: [
+            .start,
+            .wait(.stdout(#""rotation":0,.*"posture":null"#, within: Tolerance.listing)),
+            .wait(.stderr("iio:device0: the device is still: reading it every", within: Tolerance.tracePose)),
+            .add("vbtn-switch.umockdev"),
+            .switches(Self.tablet, name: "Intel Virtual Switches", [.tabletMode: true]),
+            .uevent(input, .add), .uevent(input + "/event7", .add),
+            .wait(.stdout(#""posture":"tablet","hinge":null,"#)),
+            .flip(Self.tablet, .tabletMode, false),
+            .wait(.stdout(#""posture":"laptop","hinge":null,"#)),
+            .uevent(input + "/event7", .remove), .uevent(input, .remove),
+            .remove(input),
+            .wait(.stderr("/dev/input/event7 \\(Intel Virtual Switches\\) was removed: its switches are no longer read")),
+            .stop,
+        ], arguments: ["--print", "--verbose"])
+        #expect(r.failure == nil, "\(r.transcript)")
+        #expect(Self.postures(r).map(\.posture) == ["tablet", "laptop"], "\(r.transcript)")
+        #expect(r.stderr.contains("rotationd: info: /dev/input/event7 (Intel Virtual Switches) appeared: its SW_TABLET_MODE is read for the posture"),
+                "\(r.transcript)")
+        #expect(r.rotations == [0], "\(r.transcript)")
+    }
+
     @Test("rotationd --list names each switch device, its node and the switches it reports, and says the switches are the posture's source")
     func listing() async throws {
         let r = try await Testbed.run(devices: ["polled.umockdev", "switches.umockdev"], steps: [
