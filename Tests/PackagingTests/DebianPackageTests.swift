@@ -57,6 +57,35 @@ struct DebianPackageTests {
         #expect(owners.allSatisfy { $0 == "root/root" })
     }
 
+    @Test("The package's postinst, at configure with udev running, reloads the rules and re-triggers the IIO and video4linux devices and, of the input devices, only the switches; with DPKG_ROOT set it calls no udevadm",
+          .enabled(if: geteuid() == 0, "needs root to mount a private /run"))
+    func postinstTriggersOnlyWhatTheRuleGrants() throws {
+        let scratch = try ScratchDirectory()
+        let log = scratch.path("udevadm.log")
+        let bin = scratch.path("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try "#!/bin/sh\necho \"$*\" >> \(log)\n".write(toFile: bin + "/udevadm", atomically: true, encoding: .utf8)
+        _ = chmod(bin + "/udevadm", 0o755)
+        let postinst = PackagePaths.source("debian/rotationd.postinst")
+        // A private /run holding udev's control socket, so that the script sees a running udev and calls the stand-in.
+        func configure(_ environment: String) throws {
+            let script = """
+                mount -t tmpfs rotationd-run /run && mkdir -p /run/udev && \
+                /usr/bin/python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("/run/udev/control")' && \
+                env \(environment) PATH=\(bin):$PATH sh \(postinst) configure
+                """
+            _ = try Command.output("unshare", ["-m", "sh", "-c", script])
+        }
+        try configure("-u DPKG_ROOT")
+        let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(calls == ["control --reload-rules",
+                          "trigger --action=change --subsystem-match=iio --subsystem-match=video4linux",
+                          "trigger --action=change --subsystem-match=input --property-match=ID_INPUT_SWITCH=1"], "\(calls)")
+        try FileManager.default.removeItem(atPath: log)
+        try configure("DPKG_ROOT=\(scratch.path("image"))")
+        #expect(!FileManager.default.fileExists(atPath: log), "udevadm was called for an image being built")
+    }
+
     @Test("The packaged tablet-mode switch drop-in runs /usr/bin/rotationd --serve --tablet-mode-switch and allows /dev/uinput write-only, through the device cgroup and an ACL for the group given at start and taken back at stop, each step allowed to fail so that the rotation service still starts")
     func tabletModeSwitchDropIn() throws {
         let (_, root) = try Self.unpack()
