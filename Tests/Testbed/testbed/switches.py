@@ -121,7 +121,8 @@ class UInput(UMockdev.IoctlBase):
     """/dev/uinput as drivers/input/misc/uinput.c answers a program that makes a switch device: UI_SET_EVBIT and
     UI_SET_SWBIT collect the event types and switch codes, UI_DEV_SETUP the name, UI_DEV_CREATE registers the
     device (an inputN under /sys/devices/virtual/input with its eventN node, whose ioctls are answered as a
-    "switches" device's), UI_DEV_DESTROY removes it. Setting bits after the device is created, creating it twice
+    "switches" device's), UI_DEV_DESTROY removes it and forgets its bits and name, so that a device made again on
+    the same descriptor must be declared again. Setting bits after the device is created, creating it twice
     or before UI_DEV_SETUP fail with EINVAL, as uinput's do. The events the program writes reach the node as the
     input core passes them on: a switch event only where it changes the state, each report ending a batch."""
 
@@ -185,9 +186,12 @@ class UInput(UMockdev.IoctlBase):
                     switches=[NAMES.get(c, str(c)) for c in sorted(self.swbits)], at=program_monotonic())
 
     def _destroy(self):
+        """Unregisters the device; as uinput frees it, the next one starts with no bits and no name."""
         self.run.tb.remove_device(self.device)
         results.say("uinput: destroyed %s" % self.node, "uinput-destroyed", node=self.node, at=program_monotonic())
         self.device = None
+        self.evbits, self.swbits = set(), set()
+        self.name = None
 
     def relay(self):
         """Reads what the program writes to /dev/uinput and passes it on to the device's node; runs on its own
