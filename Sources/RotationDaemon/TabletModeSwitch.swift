@@ -17,6 +17,7 @@ import Synchronization
 /// that its first state is the right one; after that each change of value is one event and its report. While
 /// the posture is unknown (no reading yet, the sensor lost) the switch keeps its last value. The device goes away
 /// when the output closes, or with the process. Discovery leaves it out, so rotationd never reads its own output.
+/// A kernel switch registered while the service runs (`TabletSwitchWatch`) withdraws the device until it goes.
 final class TabletModeSwitch: PublisherOutput, Sendable {
     /// The uinput node of a standard kernel.
     static let uinput = "/dev/uinput"
