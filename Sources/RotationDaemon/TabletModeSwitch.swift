@@ -24,9 +24,6 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
 
     private struct Device {
         var fd: Int32
-        /// Whether the device is declared (`rotationd_uinput_setup_switch`): at the start, and again before it is
-        /// registered after a withdrawal.
-        var declared = true
         /// Whether UI_DEV_CREATE has registered it.
         var created = false
         /// The value it reports, while registered.
@@ -82,11 +79,9 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
     init(path: String = TabletModeSwitch.uinput) throws(TabletModeSwitchError) {
         let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotOpen(path: path, errno: errno) }
-        var failed: Int32 = 0
-        guard rotationd_uinput_setup_switch(fd, SwitchDescription.rotationdSwitchName, Int32(SW_TABLET_MODE), &failed) == 0 else {
-            let e = errno
+        if let refused = Self.declare(fd, path: path) {
             Glibc.close(fd)
-            throw .refused(step: Self.setupSteps[min(max(Int(failed), 0), 2)], path: path, errno: e)
+            throw refused
         }
         self.path = path
         device = Mutex(Device(fd: fd))
@@ -94,6 +89,15 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
 
     /// The setup's ioctls, in the order `rotationd_uinput_setup_switch` numbers them.
     private static let setupSteps = ["UI_SET_EVBIT", "UI_SET_SWBIT", "UI_DEV_SETUP"]
+
+    /// Declares the device on `fd` (uinput at `path`) as reporting `SW_TABLET_MODE`; the step refused, or nil.
+    private static func declare(_ fd: Int32, path: String) -> TabletModeSwitchError? {
+        var failed: Int32 = 0
+        guard rotationd_uinput_setup_switch(fd, SwitchDescription.rotationdSwitchName, Int32(SW_TABLET_MODE), &failed) == 0 else {
+            return .refused(step: setupSteps[min(max(Int(failed), 0), 2)], path: path, errno: errno)
+        }
+        return nil
+    }
 
     /// Reports the posture's tablet mode when it differs from the value reported; registers the device first.
     func publish(_ event: StateEvent) {
@@ -128,23 +132,18 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
     private func apply(_ d: inout Device) -> TabletModeSwitchError? {
         guard !d.failed else { return nil }
         if d.kernel != nil {
-            if d.created {
-                _ = rotationd_uinput_destroy(d.fd)
-                d.created = false
-                d.declared = false
-                d.value = nil
+            guard d.created else { return nil }
+            // uinput frees a destroyed device: the next one is declared again, ready to be registered.
+            _ = rotationd_uinput_destroy(d.fd)
+            d.created = false
+            d.value = nil
+            if let refused = Self.declare(d.fd, path: path) {
+                d.failed = true
+                return refused
             }
             return nil
         }
         guard let on = d.wanted, d.value != on else { return nil }
-        if !d.declared {
-            var failed: Int32 = 0
-            guard rotationd_uinput_setup_switch(d.fd, SwitchDescription.rotationdSwitchName, Int32(SW_TABLET_MODE), &failed) == 0 else {
-                d.failed = true
-                return .refused(step: Self.setupSteps[min(max(Int(failed), 0), 2)], path: path, errno: errno)
-            }
-            d.declared = true
-        }
         if !d.created {
             guard rotationd_uinput_create(d.fd) == 0 else {
                 d.failed = true

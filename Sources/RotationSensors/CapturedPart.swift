@@ -315,7 +315,8 @@ final class CapturedPart {
     /// While the display sleeps on its motion event, every `foldReadInterval`: the base and the hinge sensor read,
     /// and, when either departs from its reading last delivered (the base's by `movedDeparture` of its gravity,
     /// the hinge by `hingeDeparture`), one sample taken with `takeOne` and delivered with them, as a part's own
-    /// report of motion would be; the engine then follows the fold at the full rate until both panels are still.
+    /// report of motion would be (and logged); the engine then follows the fold at the full rate until both panels
+    /// are still.
     func foldRead(takeOne: () -> Taken) -> SafetyRead {
         let now = MonotonicClock.now()
         let b = base?.reading(at: now), h = hinge?.reading(at: now)
@@ -332,6 +333,7 @@ final class CapturedPart {
             if sample.base == nil { sample.base = b }
             if sample.hinge == nil { sample.hinge = h }
             deliver(sample)
+            SensorLog.write(.debug, "\(accel.id): the fold moved while the display was still: reading it at \(FrequencyPlan.text(rate)) Hz")
             return .moved
         }
     }

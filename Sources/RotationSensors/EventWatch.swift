@@ -122,9 +122,7 @@ final class EventWatch {
             case .timeout where foldDue:
                 switch part.foldRead(takeOne: takeOne) {
                 case .failed(let error): return .ended(.failed(error))
-                case .moved:
-                    SensorLog.write(.debug, "\(accel.id): the fold moved while the display was still: reading it at \(FrequencyPlan.text(part.rate)) Hz")
-                    return .moved
+                case .moved: return .moved
                 case .unmoved: break
                 }
             case .timeout:

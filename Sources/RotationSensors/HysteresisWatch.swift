@@ -129,9 +129,7 @@ struct HysteresisWatch {
                 foldDue = MonotonicClock.now() + foldPace
                 switch part.foldRead(takeOne: part.takePolled) {
                 case .failed(let error): return .ended(.failed(error))
-                case .moved:
-                    SensorLog.write(.debug, "\(accel.id): the fold moved while the display was still: reading it at \(FrequencyPlan.text(part.rate)) Hz")
-                    return .moved
+                case .moved: return .moved
                 case .unmoved: continue
                 }
             }

@@ -26,8 +26,6 @@ final class InputSwitches {
     /// udev's input events, in `poller` beside the nodes.
     private let monitor: UDevMonitor
     private let udev = UDevDatabase()
-    /// The syspaths udev said were removed (and not added since).
-    private var removed = Set<String>()
     private let poller: Int32
     /// Where events are read into, sixteen at a time.
     private var buffer = [UInt8](repeating: 0, count: eventSize * 16)
@@ -78,12 +76,8 @@ final class InputSwitches {
     /// Follows udev's input events: the devices said removed count as gone (their files may linger while the
     /// event is handled), and the switches listed afterwards are those read; a new one is opened and said.
     private func followHotPlug() {
-        let events = monitor.receive()
-        guard !events.isEmpty else { return }
-        for e in events {
-            if e.action == "remove" { removed.insert(e.syspath) } else { removed.remove(e.syspath) }
-        }
-        let listed = udev.switches(leavingOut: removed)
+        guard monitor.receive() else { return }
+        let listed = udev.switches(leavingOut: monitor.removed)
         var i = 0
         while i < opened.count {
             if listed.contains(where: { $0.node == opened[i].switch_.node }) { i += 1 } else { remove(at: i, "was removed") }
@@ -96,9 +90,6 @@ final class InputSwitches {
             }
         }
     }
-
-    /// Whether any switch is read.
-    var isEmpty: Bool { opened.isEmpty }
 
     /// The descriptors opened, by node, for the "using" line and tests.
     var nodes: [String] { opened.map(\.switch_.node) }

@@ -333,7 +333,7 @@ public final class SensorSource: @unchecked Sendable {
                    pollfd(fd: monitor?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0)]
         _ = poll(&fds, nfds_t(fds.count), Int32(configuration.rescanInterval * 1000))
         if fds[1].revents != 0 {
-            monitor?.drain()
+            monitor?.receive()
             // Let the driver finish creating its attributes before they are read.
             _ = pause(0.05)
         }

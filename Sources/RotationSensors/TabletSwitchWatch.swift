@@ -40,8 +40,8 @@ public final class TabletSwitchWatch: @unchecked Sendable {
     }
 
     /// The kernel's tablet-mode switch among the input devices now, leaving out those udev said were removed
-    /// (`removed`, syspaths: their files may linger while the event is handled), or nil: what the watch reports.
-    public static func kernelSwitch(leavingOut removed: Set<String> = []) -> SwitchDescription? {
+    /// (`UDevMonitor.removed`), or nil: what the watch reports.
+    private static func kernelSwitch(leavingOut removed: Set<String> = []) -> SwitchDescription? {
         UDevDatabase().switches(leavingOut: removed).first { $0.kinds.contains(.tabletMode) }
     }
 
@@ -83,7 +83,6 @@ public final class TabletSwitchWatch: @unchecked Sendable {
         // Listening before the first look, so that nothing in between is missed.
         let monitor = UDevMonitor(subsystem: "input")
         var last = TabletSwitchWatch.kernelSwitch()
-        var removed = Set<String>()
         onChange(last)
         var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: monitor.fileDescriptor, events: Int16(POLLIN), revents: 0)]
@@ -93,10 +92,8 @@ public final class TabletSwitchWatch: @unchecked Sendable {
             if poll(&fds, nfds_t(fds.count), -1) < 0, errno != EINTR { return }
             if fds[0].revents != 0 { return }
             guard fds[1].revents != 0 else { continue }
-            for event in monitor.receive() {
-                if event.action == "remove" { removed.insert(event.syspath) } else { removed.remove(event.syspath) }
-            }
-            let now = TabletSwitchWatch.kernelSwitch(leavingOut: removed)
+            monitor.receive()
+            let now = TabletSwitchWatch.kernelSwitch(leavingOut: monitor.removed)
             // The same node is the same switch, whatever its name read while it was being set up.
             if now?.node != last?.node {
                 last = now

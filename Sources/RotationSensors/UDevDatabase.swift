@@ -35,16 +35,14 @@ final class UDevDatabase {
             guard let path = udev_list_entry_get_name(item), !removed.contains(String(cString: path)),
                   let dev = udev_device_new_from_syspath(udev, path) else { continue }
             defer { udev_device_unref(dev) }
-            if let parent = udev_device_get_parent(dev), let syspath = udev_device_get_syspath(parent),
-               removed.contains(String(cString: syspath)) { continue }
-            guard let node = udev_device_get_devnode(dev).map({ String(cString: $0) }),
+            guard let parent = udev_device_get_parent(dev),
+                  let parentPath = udev_device_get_syspath(parent).map({ String(cString: $0) }), !removed.contains(parentPath),
+                  let node = udev_device_get_devnode(dev).map({ String(cString: $0) }),
                   let sysname = udev_device_get_sysname(dev).map({ String(cString: $0) }),
-                  let parent = udev_device_get_parent(dev),
                   let capabilities = udev_device_get_sysattr_value(parent, "capabilities/sw").map({ String(cString: $0) })
             else { continue }
             let name = String((udev_device_get_sysattr_value(parent, "name").map { String(cString: $0) } ?? "an input device").trimmedSysfs)
-            if let syspath = udev_device_get_syspath(parent).map({ String(cString: $0) }),
-               SwitchDescription.isRotationdSwitch(syspath: syspath, name: name) { continue }
+            if SwitchDescription.isRotationdSwitch(syspath: parentPath, name: name) { continue }
             if let s = SwitchDescription(node: node, sysname: sysname, name: name, capabilities: capabilities) {
                 found.append(s)
             }
@@ -83,22 +81,22 @@ final class UDevMonitor {
     /// The descriptor that becomes readable when an event arrives, or −1 without a monitor.
     var fileDescriptor: Int32 { monitor.map { udev_monitor_get_fd($0) } ?? -1 }
 
-    /// Reads and discards every pending event.
-    func drain() {
-        guard let monitor else { return }
-        while let dev = udev_monitor_receive_device(monitor) { udev_device_unref(dev) }
-    }
+    /// The syspaths of the devices udev said were removed and has not added since: their files may linger while
+    /// the event is handled, so a look at the devices leaves them out (`UDevDatabase.switches(leavingOut:)`).
+    private(set) var removed = Set<String>()
 
-    /// Reads every pending event: each device's syspath and action (`add`, `change`, `remove`), in order.
-    func receive() -> [(syspath: String, action: String)] {
-        guard let monitor else { return [] }
-        var events: [(syspath: String, action: String)] = []
+    /// Reads every pending event, in order, keeping `removed`; whether any came.
+    @discardableResult
+    func receive() -> Bool {
+        guard let monitor else { return false }
+        var any = false
         while let dev = udev_monitor_receive_device(monitor) {
-            if let path = udev_device_get_syspath(dev) {
-                events.append((String(cString: path), udev_device_get_action(dev).map { String(cString: $0) } ?? ""))
+            any = true
+            if let path = udev_device_get_syspath(dev).map({ String(cString: $0) }) {
+                if udev_device_get_action(dev).map({ String(cString: $0) }) == "remove" { removed.insert(path) } else { removed.remove(path) }
             }
             udev_device_unref(dev)
         }
-        return events
+        return any
     }
 }
