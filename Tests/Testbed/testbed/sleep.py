@@ -168,9 +168,10 @@ def _threads(pid, name):
 def asleep(run, name, seconds, most=0):
     """["asleep", THREAD, SECONDS, MOST]
     Fail unless PROGRAM's thread named THREAD exists and, once it is seen asleep, wakes up (is switched to) at
-    most MOST times (0 when not given) in SECONDS; a "wake-ups" result gives the count. The count starts when the thread is first seen sleeping (it may not have started yet, or
-    still be busy starting up, on a loaded machine), and counts voluntary switches only: a sleeping thread is
-    never preempted, so each one is a wake-up followed by sleeping again."""
+    most MOST times (0 when not given) in SECONDS; a "wake-ups" result gives the count. The count starts when the
+    thread is first seen sleeping (it may not have started yet, or still be busy starting up, on a loaded
+    machine), and counts voluntary switches only: a sleeping thread is never preempted, so each one is a wake-up
+    followed by sleeping again."""
     pid = run.proc.pid
     # Settled: seen sleeping twice, 0.1 s apart, without a switch in between. A thread the program has not
     # started yet (a sanitized build on a loaded machine starts it late) is waited for within the same time.
