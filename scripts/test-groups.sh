@@ -78,6 +78,8 @@ done
 for name in $names; do
     case $(cat "$logs/$name.status") in FAILED*) ;; *) continue ;; esac
     echo "test group $name: what failed:"
-    grep -E '✘|recorded an issue|ThreadSanitizer|AddressSanitizer|Fatal error' "$logs/$name" | cut -c1-400 | head -n 40
+    # A test's name is cut to its first 60 characters, so that where it failed and why fit in the line.
+    grep -E '✘|recorded an issue|ThreadSanitizer|AddressSanitizer|Fatal error' "$logs/$name" \
+        | sed -E 's/(Test|Suite) "([^"]{0,60})[^"]*"/\1 "\2…"/' | cut -c1-600 | head -n 40
 done | tee -a "${ROTATIOND_FAILURES:-/dev/null}"
 exit $status

@@ -39,7 +39,8 @@ public enum Step: Sendable, Hashable, Encodable {
     case sleep(_ seconds: Double)
     /// Removes the emulated device at `sysfsPath` (`/sys/devices/...`), and its node.
     case remove(_ sysfsPath: String)
-    /// Adds the devices of an umockdev file (relative to Tests/fixtures).
+    /// Adds the devices of an umockdev file (relative to Tests/fixtures), each announced with an `add` uevent as
+    /// it is made: a node's ioctls (`switches`, `v4l2Controls`, `mediaGraph`) are attached before its device is.
     case add(_ file: String)
     /// Sends a uevent for the emulated device at `sysfsPath`.
     case uevent(_ sysfsPath: String, _ action: UeventAction)

@@ -26,7 +26,9 @@ def remove(run, path):
 
 def add(run, file):
     """["add", FILE]
-    Add devices from an umockdev file (relative to Tests/fixtures)."""
+    Add devices from an umockdev file (relative to Tests/fixtures). umockdev announces each with an "add" uevent
+    as it makes it, so a program may open a node at once: attach its ioctls ("switches", "v4l2-controls",
+    "media-graph") before adding its device."""
     run.tb.add_from_file(os.path.join(FIXTURES, file))
     if run.guard:
         run.guard.refresh()
