@@ -104,10 +104,13 @@ def switch(run, node, name, value):
     handler.states[code] = 1 if value else 0
     now = time.time()
     sec, usec = int(now), int((now - int(now)) * 1e6)
+    # Its time is taken before the write: once written, the program may read it and answer before this thread
+    # runs again.
+    queued = program_monotonic()
     os.write(run.tb.get_dev_fd(node),
              struct.pack(EVENT, sec, usec, EV_SW, code, handler.states[code]) + struct.pack(EVENT, sec, usec, EV_SYN, SYN_REPORT, 0))
     results.say("switch: %s %s %d" % (node, name, handler.states[code]), "switch", node=node, switch=name,
-                value=handler.states[code], at=program_monotonic())
+                value=handler.states[code], at=queued)
 
 
 # linux/uinput.h: the ioctls of type 'U' a program making a switch device issues.
