@@ -37,7 +37,8 @@ public enum Step: Sendable, Hashable, Encodable {
     case wait(Wait)
     /// Sleeps `seconds`.
     case sleep(_ seconds: Double)
-    /// Removes the emulated device at `sysfsPath` (`/sys/devices/...`), and its node.
+    /// Removes the emulated device at `sysfsPath` (`/sys/devices/...`), and its node, announcing nothing: a `remove`
+    /// uevent is sent first with `uevent`.
     case remove(_ sysfsPath: String)
     /// Adds the devices of an umockdev file (relative to Tests/fixtures), each announced with an `add` uevent as
     /// it is made: a node's ioctls (`switches`, `v4l2Controls`, `mediaGraph`) are attached before its device is.

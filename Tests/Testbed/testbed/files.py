@@ -16,7 +16,8 @@ def set_step(run, device, attributes):
 
 def remove(run, path):
     """["remove", SYSFS_PATH]
-    Remove an emulated device (and its device node, so that it can be added again)."""
+    Remove an emulated device (and its device node, so that it can be added again). No uevent is sent: a "uevent"
+    step sends the "remove" first."""
     run.tb.remove_device(path)
     # The testbed keeps the device node; drop it so the device can be added again.
     node = os.path.join(run.root, "dev", os.path.basename(path))
