@@ -13,6 +13,9 @@ final class EventWatch {
     /// The motion event, once set up; nil when the part has none that can work.
     private var watch: MotionWatch?
     private var checked = false
+    /// Whether the base moved once without its motion event saying so: it is read every `foldReadInterval`
+    /// while still from then on.
+    private var baseEventLost = false
 
     /// How many motion events in a row may be lost (a safety read finding the device moved with no event) before
     /// the part's events are given up: each loss re-arms the event (an enable written 0 then 1 brings back a
@@ -84,23 +87,27 @@ final class EventWatch {
     }
 
     /// While the sampling policy says still: arms the part's motion event and sleeps on it, reading the part once
-    /// every `motionSafetyInterval` with `takeOne` in case an event was lost (`safetyRead`), and a base or hinge
-    /// sensor every `CapturedPart.foldReadInterval` (`CapturedPart.foldRead`).
+    /// every `motionSafetyInterval` with `takeOne` in case an event was lost (`safetyRead`). A base that can raise
+    /// its own motion event is armed too (`BaseMotion`) and read when it reports one and at the safety reads;
+    /// another base, or a hinge sensor, is read every `CapturedPart.foldReadInterval` (`CapturedPart.foldRead`).
     func watchWhileStill(takeOne: () -> CapturedPart.Taken) -> SensorCapture.StillEnd {
         // Arming writes the device's event files: never while another program's buffer runs on it.
         if PartSettings.bufferRuns(part.accel.id) { return .unavailable }
         guard let watch = motionWatch(), arm(watch) else { return .unavailable }
         defer { watch.disarm() }
         let accel = part.accel, source = part.source
-        // The base and a hinge sensor have no event that reaches the host: they are read every
-        // foldReadInterval meanwhile, the display itself only at its safety reads.
-        let foldPace = part.readsFoldWhileStill ? CapturedPart.foldReadInterval : Double.infinity
+        // A base without an event that reaches the host, and a hinge sensor, are read every foldReadInterval
+        // meanwhile; the display itself only at its safety reads.
+        var base = baseEventLost ? nil : BaseMotion(part: part)
+        defer { base?.disarm() }
         var safetyDue = MonotonicClock.now() + source.configuration.motionSafetyInterval
         while true {
             let now = MonotonicClock.now()
+            let foldPace = base == nil && part.readsFoldWhileStill ? CapturedPart.foldReadInterval : Double.infinity
             let foldDue = safetyDue - now > foldPace
             switch watch.wait(seconds: min(safetyDue - now, foldPace), wake: source.wakeDescriptor,
-                              resume: source.resumeDescriptor, switches: source.switchDescriptor) {
+                              resume: source.resumeDescriptor, switches: source.switchDescriptor,
+                              base: base?.descriptor ?? -1) {
             case .stopped:
                 return .ended(.stopped)
             case .resumed:
@@ -119,6 +126,22 @@ final class EventWatch {
                 return .unavailable
             case .switched:
                 if let error = part.readSwitch(takeOne: takeOne) { return .ended(.failed(error)) }
+            case .base:
+                do {
+                    guard try base?.reportedMotion() == true else { continue }
+                } catch {
+                    SensorLog.once(.warning, "\(error); reading the base every \(FrequencyPlan.text(CapturedPart.foldReadInterval)) s while the display is still instead of watching it for motion")
+                    base?.disarm()
+                    base = nil
+                    baseEventLost = true
+                    continue
+                }
+                switch part.foldRead(takeOne: takeOne) {
+                case .failed(let error): return .ended(.failed(error))
+                case .moved: return .moved
+                // A report of less than a departure: the fold is where it was.
+                case .unmoved: break
+                }
             case .timeout where foldDue:
                 switch part.foldRead(takeOne: takeOne) {
                 case .failed(let error): return .ended(.failed(error))
@@ -128,7 +151,25 @@ final class EventWatch {
             case .timeout:
                 safetyDue = MonotonicClock.now() + source.configuration.motionSafetyInterval
                 if let end = safetyRead(watch, takeOne: takeOne) { return end }
+                if base != nil, let end = baseSafetyRead(takeOne: takeOne) { return end }
             }
+        }
+    }
+
+    /// The base's safety read while it watches for motion itself: nil when the fold is where it was. A fold that
+    /// moved without the base's event saying so is delivered, and the base is read every `foldReadInterval`
+    /// while still from then on (logged once): its interrupt does not reach the host, though its driver registered
+    /// a trigger.
+    private func baseSafetyRead(takeOne: () -> CapturedPart.Taken) -> SensorCapture.StillEnd? {
+        switch part.foldRead(takeOne: takeOne) {
+        case .failed(let error): return .ended(.failed(error))
+        case .unmoved: return nil
+        case .moved:
+            baseEventLost = true
+            if let b = part.base?.sensor {
+                SensorLog.once(.warning, "\(b.id) (\(b.name)): the base moved and its motion event did not report it, so its interrupt line probably does not reach the host; reading the base every \(FrequencyPlan.text(CapturedPart.foldReadInterval)) s while the display is still from now on")
+            }
+            return .moved
         }
     }
 

@@ -22,6 +22,8 @@ final class MotionWatch {
         case resumed
         /// A tablet-mode or lid switch changed (`SensorSource.switchDescriptor`).
         case switched
+        /// The base's event descriptor became readable (`BaseMotion`).
+        case base
     }
 
     /// The driver's entry.
@@ -79,9 +81,9 @@ final class MotionWatch {
     }
 
     /// Waits for a motion event, at most `seconds`, or until `wake` (the source's stop descriptor), `resume`
-    /// (`WakeWatch`'s) or `switches` (`SensorSource.switchDescriptor`) is readable. Events of another kind
-    /// (another channel or event type) are read and ignored.
-    func wait(seconds: Double, wake: Int32, resume: Int32, switches: Int32) -> Wake {
+    /// (`WakeWatch`'s), `switches` (`SensorSource.switchDescriptor`) or `base` (`BaseMotion.descriptor`, −1 for
+    /// none) is readable. Events of another kind (another channel or event type) are read and ignored.
+    func wait(seconds: Double, wake: Int32, resume: Int32, switches: Int32, base: Int32 = -1) -> Wake {
         let deadline = MonotonicClock.now() + seconds
         while true {
             let left = deadline - MonotonicClock.now()
@@ -89,11 +91,13 @@ final class MotionWatch {
             var fds = [pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: resume, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: switches, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 4, Int32((left * 1000).rounded(.up)))
+                       pollfd(fd: switches, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: base, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 5, Int32((left * 1000).rounded(.up)))
             if fds[1].revents != 0 { return .stopped }
             if fds[2].revents != 0 { return .resumed }
             if fds[3].revents != 0 { return .switched }
+            if fds[4].revents != 0 { return .base }
             guard fds[0].revents != 0 else { continue }
             do {
                 let events = try stream.drain()
