@@ -38,7 +38,8 @@ struct BaseMotionTests {
         let base = "sys/bus/iio/devices/iio:device1/"
         let r = try await Testbed.run(devices: ["zoo/dual250e.umockdev"], steps: [
             .start,
-            .play(file.path, seconds: length - 0.2),
+            // At its first pose until rotationd says laptop, however late a loaded machine starts it.
+            .play(file.path, seconds: length - 0.2, holdUntil: .stdout(Self.laptop, within: Tolerance.slowReply)),
             .wait(.stdout(Self.laptop, within: Tolerance.tracePose)),
             .wait(.stderr(Self.armed, within: Tolerance.tracePose)),
             // Without the base's event it is read once a second: 3 wake-ups here.
@@ -63,7 +64,8 @@ struct BaseMotionTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let r = try await Testbed.run(devices: ["zoo/dual250e-silent.umockdev"], steps: [
             .start,
-            .play(file.path, seconds: length - 0.2),
+            // At its first pose until rotationd says laptop, however late a loaded machine starts it.
+            .play(file.path, seconds: length - 0.2, holdUntil: .stdout(Self.laptop, within: Tolerance.slowReply)),
             .wait(.stdout(Self.laptop, within: Tolerance.tracePose)),
             .wait(.stderr(Self.armed, within: Tolerance.tracePose)),
             .wait(.stderr("iio:device1 \\(bmc150_accel\\): the base moved and its motion event did not report it", within: Tolerance.longTracePose)),

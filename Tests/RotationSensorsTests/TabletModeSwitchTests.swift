@@ -186,7 +186,7 @@ struct TabletModeSwitchZooTests {
     static let fold = Testbed.fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("data/demo-fold-50hz.csv").path
 
     @Test("each two-accelerometer layout folded live gives closed, laptop, stand, tablet, stand, laptop, and SW_TABLET_MODE read back through evdev follows: 0, then 1 from the stand to the stand, then 0",
-          arguments: ["bmc150-dual", "cros-ec", "cros-ec-location"])
+          arguments: ["bmc150-dual", "dual250e", "cros-ec", "cros-ec-location"])
     func zooFold(_ driver: String) async throws {
         let steps: [Step] = [
             .uinput,
