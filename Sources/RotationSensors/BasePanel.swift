@@ -54,9 +54,10 @@ final class BasePanel {
 
     private static func devices() -> [String] { DeviceFiles.entries("/sys/bus/iio/devices").sorted() }
 
-    /// The base's reading in the engine's frame when one is due at `now` and the read succeeds; else nil.
-    func reading(at now: Double) -> Vector3? {
-        guard now - lastRead >= BasePanel.interval else { return nil }
+    /// The base's reading in the engine's frame when one is due at `now` (or `now` is asked for: the base reported
+    /// motion) and the read succeeds; else nil.
+    func reading(at now: Double, asked: Bool = false) -> Vector3? {
+        guard asked || now - lastRead >= BasePanel.interval else { return nil }
         lastRead = now
         if !reading { look(at: now) }
         guard let p = part, case .success(let x) = SysfsNumber.read(p.paths[0]), case .success(let y) = SysfsNumber.read(p.paths[1]),

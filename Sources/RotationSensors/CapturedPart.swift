@@ -312,14 +312,15 @@ final class CapturedPart {
     /// read, or a hinge sensor.
     var readsFoldWhileStill: Bool { base?.sensor != nil || hinge != nil }
 
-    /// While the display sleeps on its motion event, every `foldReadInterval`: the base and the hinge sensor read,
-    /// and, when either departs from its reading last delivered (the base's by `movedDeparture` of its gravity,
+    /// While the display sleeps on its motion event, every `foldReadInterval`, at a safety read, or when the base
+    /// reported motion (`baseReported`: the base is read then, however recently it was): the base and the hinge
+    /// sensor read, and, when either departs from its reading last delivered (the base's by `movedDeparture` of its gravity,
     /// the hinge by `hingeDeparture`), one sample taken with `takeOne` and delivered with them, as a part's own
     /// report of motion would be (and logged); the engine then follows the fold at the full rate until both panels
     /// are still.
-    func foldRead(takeOne: () -> Taken) -> SafetyRead {
+    func foldRead(takeOne: () -> Taken, baseReported: Bool = false) -> SafetyRead {
         let now = MonotonicClock.now()
-        let b = base?.reading(at: now), h = hinge?.reading(at: now)
+        let b = base?.reading(at: now, asked: baseReported), h = hinge?.reading(at: now)
         var moved = false
         if let b, let last = lastBase { moved = (b - last).length > CapturedPart.movedDeparture * max(last.length, 1) }
         else if b != nil { moved = true }

@@ -136,7 +136,7 @@ final class EventWatch {
                     baseEventLost = true
                     continue
                 }
-                switch part.foldRead(takeOne: takeOne) {
+                switch part.foldRead(takeOne: takeOne, baseReported: true) {
                 case .failed(let error): return .ended(.failed(error))
                 case .moved: return .moved
                 // A report of less than a departure: the fold is where it was.
