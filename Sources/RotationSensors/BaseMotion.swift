@@ -33,11 +33,8 @@ final class BaseMotion {
             return nil
         }
         let hz = plan.value(atLeast: c.motionSampleRate)
-        let bits = files.read("scan_elements/in_accel_x_type").flatMap { ScanFormat(parsing: $0) }?.bits
-        var step: Double?
-        if case .counts(let file?, _) = driver.unit { step = files.read("events/" + file).flatMap { Double($0) } }
         guard let threshold = driver.threshold(perSecond: c.motionRate, hz: hz, scale: base.calibration.scale.x,
-                                               bits: bits, step: step) else { return nil }
+                                               files: files) else { return nil }
         let stream: MotionEventStream
         do {
             stream = try MotionEventStream(device: base.id)

@@ -67,11 +67,8 @@ final class EventWatch {
         let c = part.source.configuration, accel = part.accel, files = part.accelFiles
         let full = accel.frequency?.chosen ?? part.rate
         let hz = min(full, accel.frequency?.value(atLeast: c.motionSampleRate) ?? full)
-        let bits = files.read("scan_elements/in_accel_x_type").flatMap { ScanFormat(parsing: $0) }?.bits
-        var step: Double?
-        if case .counts(let file?, _) = watch.driver.unit { step = files.read("events/" + file).flatMap { Double($0) } }
         guard let threshold = watch.driver.threshold(perSecond: c.motionRate, hz: hz, scale: accel.calibration.scale.x,
-                                                     bits: bits, step: step) else {
+                                                     files: files) else {
             SensorLog.once(.warning, "\(accel.id) (\(accel.name)): the resolution of its readings is unknown (\(files.path("scan_elements/in_accel_x_type")) does not say), and its \(watch.driver.driver) motion threshold counts a share of the full scale; reading it at the still pace while still")
             disarm()
             return false

@@ -115,6 +115,16 @@ final class MotionWatch {
 }
 
 extension MotionEventDriver {
+    /// The threshold text for `perSecond` m/s² per second sampled at `hz` on the part whose files are `files` and
+    /// whose `in_accel_scale` is `scale`: its resolution from the x scan element's type, and the step the unit's
+    /// file gives, read from there (`threshold(perSecond:hz:scale:bits:step:)`).
+    func threshold(perSecond: Double, hz: Double, scale: Double, files: DeviceFiles) -> String? {
+        let bits = files.read("scan_elements/in_accel_x_type").flatMap { ScanFormat(parsing: $0) }?.bits
+        var step: Double?
+        if case .counts(let file?, _) = unit { step = files.read("events/" + file).flatMap { Double($0) } }
+        return threshold(perSecond: perSecond, hz: hz, scale: scale, bits: bits, step: step)
+    }
+
     /// The threshold text for a change of `perSecond` m/s² per second sampled at `hz`: the change between two
     /// samples, in the driver's unit, at least one step, within the driver's range. `scale` is the
     /// accelerometer's `in_accel_scale` (m/s² per count), `bits` its resolution (the scan element's bits), and
