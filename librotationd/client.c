@@ -4,6 +4,7 @@
 #include "message.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -460,6 +461,45 @@ PUBLIC int rotationd_cameras_by_direction(rotationd *r, int direction, int64_t w
         count++;
     }
     return count;
+}
+
+PUBLIC int rotationd_preferred_camera(rotationd *r, const char **name, const char **device) {
+    if (!r) return -EINVAL;
+    if (!name) return fail(r, EINVAL, "rotationd_preferred_camera: name is NULL");
+    const struct rtd_state *s;
+    int rc = state_at(r, ROTATIOND_NOW, &s);
+    if (rc) return rc;
+    const struct rtd_cameras *list = s->cameras;
+    if (s->preferred < 0 || !list)
+        return fail(r, ENODEV, "rotationd at %s recommends no camera: none of the %u cameras takes pictures, or the service is older "
+                               "than preferred cameras", r->path, list ? list->count : 0);
+    *name = rtd_string(list, list->camera[s->preferred].name);
+    if (device) *device = rtd_string(list, list->camera[s->preferred].device);
+    return 0;
+}
+
+PUBLIC int rotationd_prefer(rotationd *r, const char *key) {
+    if (!r) return -EINVAL;
+    if (key && !*key) return fail(r, EINVAL, "rotationd_prefer: an empty key names no camera; pass NULL to forget the choice");
+    const struct rtd_state *s;
+    int rc = state_at(r, ROTATIOND_NOW, &s);
+    if (rc) return rc;
+    if (key && (rc = find_camera(r, s, key)) < 0) return rc;
+    struct json_object *command = json_object_new_object();
+    if (!command) return fail(r, ENOMEM, "rotationd_prefer: out of memory");
+    json_object_object_add(command, "cmd", json_object_new_string("prefer"));
+    json_object_object_add(command, "camera", key ? json_object_new_string(key) : NULL);
+    char line[RTD_MAX_LINE + 2];
+    int n = snprintf(line, sizeof line, "%s\n", json_object_to_json_string_ext(command, JSON_C_TO_STRING_PLAIN));
+    json_object_put(command);
+    if (n < 0 || (size_t)n >= sizeof line) return fail(r, EINVAL, "rotationd_prefer: the key is longer than a protocol line allows");
+    ssize_t sent = send(r->sock, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (sent == n) return 0;
+    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return fail(r, EAGAIN, "the connection to rotationd at %s is full; dispatch, then try again", r->path);
+    /* A partial line cannot be taken back: start afresh on a new connection. */
+    disconnect(r, "sending to the service failed: %s", sent < 0 ? strerror(errno) : "a partial line");
+    return not_connected(r);
 }
 
 PUBLIC int64_t rotationd_monotonic_from_boottime(int64_t boottime_ns) {

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdarg.h>
@@ -179,6 +180,12 @@ static int decode_cameras(struct json_object *root, bool with_angles, struct rtd
         }
         /* A service older than "panel" has every camera on the lid. */
         cam->panel = !panel || strcmp(panel, "lid") == 0 ? RTD_PANEL_LID : strcmp(panel, "base") == 0 ? RTD_PANEL_BASE : RTD_PANEL_OTHER;
+        struct json_object *infrared = member(c, "infrared", &present);
+        if (present && !json_object_is_type(infrared, json_type_boolean)) {
+            rc = refuse(why, why_len, "camera %zu: \"infrared\" is not true, false or null", i);
+            break;
+        }
+        cam->infrared = present && json_object_get_boolean(infrared);
         struct json_object *nodes = member(c, "nodes", &present);
         cam->nodes = RTD_NONE;
         if (present) {
@@ -327,12 +334,22 @@ static int decode_state(struct json_object *root, struct rtd_state *state, char 
         state->base_rotation = (int)v;
     }
     for (int i = 0; i < RTD_MAX_CAMERAS; i++) state->capture[i] = state->exif[i] = -1;
-    return decode_cameras(root, true, state, why, why_len);
+    int rc = decode_cameras(root, true, state, why, why_len);
+    if (rc) return rc;
+    /* The camera recommended to this user: a name of the list, or null (absent from an older service). */
+    struct json_object *preferred = member(root, "preferred", &present);
+    const char *name = plain_string(preferred, &n);
+    if (present && !name) return refuse(why, why_len, "\"preferred\" is not a camera's name or null");
+    state->preferred = -1;
+    for (unsigned i = 0; name && state->cameras && i < state->cameras->count; i++)
+        if (strcmp(rtd_string(state->cameras, state->cameras->camera[i].name), name) == 0) state->preferred = (int)i;
+    return 0;
 }
 
 int rtd_parse_line(const char *line, size_t len, struct rtd_message *message, char *why, size_t why_len) {
     memset(message, 0, sizeof *message);
     message->state.rotation = -1;
+    message->state.preferred = -1;
     if (why && why_len) why[0] = '\0';
     if (!line || len == 0) return refuse(why, why_len, "an empty line");
     if (len > RTD_MAX_LINE) return refuse(why, why_len, "a line longer than %d bytes", RTD_MAX_LINE);
@@ -396,15 +413,10 @@ int rtd_find_camera(const struct rtd_cameras *list, const char *key) {
     }
     for (unsigned i = 0; i < list->count; i++)
         if (has_node(list, &list->camera[i], key)) return (int)i;
-    if (key[0] == '/') {
-        char *real = realpath(key, NULL);
-        if (real) {
-            int found = -1;
-            for (unsigned i = 0; i < list->count && found < 0; i++)
-                if (has_node(list, &list->camera[i], real)) found = (int)i;
-            free(real);
-            if (found >= 0) return found;
-        }
+    char real[PATH_MAX];
+    if (key[0] == '/' && realpath(key, real)) {
+        for (unsigned i = 0; i < list->count; i++)
+            if (has_node(list, &list->camera[i], real)) return (int)i;
     }
     for (unsigned i = 0; i < list->count; i++) {
         const char *bus = rtd_string(list, list->camera[i].bus_path);

@@ -25,6 +25,8 @@ struct rtd_camera {
     int16_t mount;
     /* An enum rtd_panel value. */
     uint16_t panel;
+    /* Whether it sees infrared only (false when absent, from an older service). */
+    bool infrared;
 };
 
 /* A camera list, shared by the states that carry the same one; freed with its last reference. */
@@ -66,6 +68,8 @@ struct rtd_state {
     /* Per camera: an enum rotationd_direction value, ROTATIOND_DIRECTION_UNKNOWN for null, absent or a name this
      * library does not know. */
     int8_t direction[RTD_MAX_CAMERAS];
+    /* The index of the camera `preferred` names, or -1 (null, absent, or a name not in the list). */
+    int preferred;
 };
 
 enum rtd_kind { RTD_MESSAGE_OTHER, RTD_MESSAGE_HELLO, RTD_MESSAGE_STATE };

@@ -205,6 +205,23 @@ int rotationd_camera_direction(rotationd *client, const char *camera, int64_t mo
  *  rotationd_wait() or rotationd_close() on the handle; each is a key for rotationd_camera_angle(). */
 int rotationd_cameras_by_direction(rotationd *client, int direction, int64_t monotonic_ns, const char **names, size_t max_names);
 
+/** The camera the service recommends to this program's user now, the one to open: a camera plugged in after the
+ *  user last chose, else the user's preferred camera, else the built-in camera facing the user, else any camera
+ *  that takes pictures (never an infrared one the user did not choose; Docs/cameras.md, "Which camera to open").
+ *  Follow a change only while not recording. Sets *name to its rotationd name (a key for rotationd_camera_angle())
+ *  and, when `device` is not NULL, *device to the node to open (NULL for a camera without one); both stay valid
+ *  until the next rotationd_dispatch(), rotationd_wait() or rotationd_close() on the handle. Returns 0, -ENODEV
+ *  (no camera is recommended: none takes pictures, or the service is older than preferred cameras), -ENODATA (no
+ *  state received yet), -ENOTCONN, -EINVAL. */
+int rotationd_preferred_camera(rotationd *client, const char **name, const char **device);
+
+/** Makes the camera `camera` names (any key rotationd_camera_angle() takes) the user's preferred camera, which the
+ *  service keeps for the user across restarts; NULL forgets the choice. The request is sent at once without
+ *  waiting; the service's answer is a state that rotationd_preferred_camera() reads after the next dispatch.
+ *  Returns 0 once sent, -ENODEV (no camera answers to `camera` in the latest state: nothing is sent),
+ *  -ENODATA (no state received yet), -ENOTCONN, -EAGAIN (the socket is full: try again after a dispatch), -EINVAL. */
+int rotationd_prefer(rotationd *client, const char *camera);
+
 /** A sentence saying what the last failed call on `client` found and how to fix it; "" before any. It stays
  *  valid until the next call on the handle. */
 const char *rotationd_error_message(const rotationd *client);

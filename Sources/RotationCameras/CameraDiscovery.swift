@@ -27,6 +27,9 @@ public enum CameraDiscovery {
     /// The udev property a local hwdb quirk sets for a camera on a convertible's base: `base` (or `lid`, the
     /// default).
     public static let panelProperty = "ROTATIOND_CAMERA_PANEL"
+    /// The udev property a local hwdb quirk sets for a camera that sees infrared only: `1` (or `0` to correct a
+    /// wrong `ID_INFRARED_CAMERA`).
+    public static let infraredProperty = "ROTATIOND_CAMERA_INFRARED"
 
     /// Looks at every `video4linux` device once.
     public static func scan() -> CameraInventory {
@@ -185,8 +188,24 @@ public enum CameraDiscovery {
                 finding.problems.append(.badProperty(device: node, key: panelProperty, value: value, expected: "lid or base"))
             }
         }
+        (camera.infrared, camera.infraredDetail) = infrared(device, node: node, problems: &finding.problems)
         finding.camera = camera
         return finding
+    }
+
+    /// Whether the camera sees infrared only, and the detail `--list` shows: the local quirk
+    /// `ROTATIOND_CAMERA_INFRARED`, else systemd's `ID_INFRARED_CAMERA`, each `1` or `0`; else not infrared. Never
+    /// from the node itself, which would have to be opened.
+    package static func infrared(_ device: some CameraProperties, node: String, problems: inout [CameraError]) -> (Bool, String) {
+        for (key, origin) in [(infraredProperty, "a local hwdb quirk"), ("ID_INFRARED_CAMERA", "systemd's 70-cameras.hwdb")] {
+            guard let value = device.property(key) else { continue }
+            switch value {
+            case "1": return (true, "udev \(key)=1, \(origin)")
+            case "0": return (false, "udev \(key)=0, \(origin)")
+            default: problems.append(.badProperty(device: node, key: key, value: value, expected: "1 or 0"))
+            }
+        }
+        return (false, "nothing says so")
     }
 
     /// The id libcamera gives the camera at `device`, and how it was made (`LibcameraID`).

@@ -65,7 +65,7 @@ public struct CameraRoster: Sendable {
                 listed.append(ListedCamera(
                     camera: Camera(name: c.name, facing: c.facing, mount: c.mount, device: f.device, model: f.model, source: .config,
                                    libcamera: f.libcamera, busPath: f.busPath, nodes: f.nodes,
-                                   panel: c.panel == .base ? .base : f.panel),
+                                   panel: c.panel == .base ? .base : f.panel, infrared: f.infrared),
                     found: f,
                     facingDetail: "rotationd --camera, over \(f.facing.rawValue) from source \(f.sources.facing.rawValue): \(f.facingDetail)",
                     mountDetail: "rotationd --camera, over \(f.mount)° from source \(f.sources.mount.rawValue): \(f.mountDetail)"))
@@ -87,7 +87,8 @@ public struct CameraRoster: Sendable {
             kept[f.syspath] = name
             listed.append(ListedCamera(
                 camera: Camera(name: name, facing: f.facing, mount: f.mount, device: f.device, model: f.model, source: f.sources,
-                               libcamera: f.libcamera, busPath: f.busPath, nodes: f.nodes, panel: f.panel),
+                               libcamera: f.libcamera, busPath: f.busPath, nodes: f.nodes, panel: f.panel,
+                               infrared: f.infrared),
                 found: f, facingDetail: f.facingDetail, mountDetail: f.mountDetail))
         }
         for (fi, _) in claimedBy { kept[found[fi].syspath] = given[fi] ?? names[found[fi].syspath] }

@@ -43,6 +43,11 @@ public struct DiscoveredCamera: Sendable, Hashable {
     public var nodesDetail: String
     /// The panel of a convertible it sits on: udev `ROTATIOND_CAMERA_PANEL` (a local hwdb quirk), else the lid.
     public var panel: CameraPanel = .lid
+    /// Whether it sees infrared light only: udev `ROTATIOND_CAMERA_INFRARED` (a local hwdb quirk), else
+    /// `ID_INFRARED_CAMERA` (systemd's `70-cameras.hwdb`).
+    public var infrared = false
+    /// The property that said whether it is infrared, or that none did, for `rotationd --list`.
+    public var infraredDetail = "nothing says so"
     /// The node's device number (`major:minor`), to find a sensor in the media graph.
     var number: String?
 

@@ -25,6 +25,9 @@ public struct ListedCamera: Sendable, Hashable {
             lines.append("  libcamera: " + (c.libcamera.map { "\($0) (\(f.libcameraDetail))" } ?? f.libcameraDetail))
             lines.append("  bus path: " + (c.busPath.map { "\($0) (udev ID_PATH)" } ?? "none (udev gives no ID_PATH)"))
             lines.append("  capture nodes: " + (c.nodes.isEmpty ? f.nodesDetail : "\(c.nodes.joined(separator: " ")) (\(f.nodesDetail))"))
+            lines.append("  infrared: \(c.infrared ? "yes, not for pictures" : "no") (\(f.infraredDetail))")
+        } else {
+            lines.append("  infrared: no (a configured camera without a device found)")
         }
         return lines.joined(separator: "\n")
     }

@@ -34,6 +34,39 @@ public final class RotationClient: Sendable {
     /// The states received, oldest first, with where changes may have been missed.
     public var recentStates: [StateHistory.Entry] { history.withLock { $0.entries } }
 
+    /// The camera the service recommends to this user (its `preferred`), from the latest state received by
+    /// `events()`, `currentState()` or `prefer(_:)`; nil when there is none or no state was received yet. A capture
+    /// program opens it, and follows a change (`ServiceEvent.preferredCamera`) only while not recording.
+    public var preferredCamera: Camera? { history.withLock { $0.entries.last?.state.preferredCamera } }
+
+    /// Makes the camera `key` names (its name, device node, libcamera id or bus path) this user's preferred camera,
+    /// kept by the service across restarts; nil forgets the choice. Returns the service's answer, a state whose
+    /// `preferred` is the camera now recommended, once the choice is on the service's disk.
+    ///
+    /// Throws when the service cannot be reached, or refuses (`ClientError.refusal`: a key that names no camera).
+    @discardableResult
+    public func prefer(_ key: String?, timeout: Double = 5) throws(ClientError) -> StateEvent {
+        let c = try LineConnection(path: path)
+        defer { c.close() }
+        // Changes are switched off first, so the first state after `subscribed` is the answer.
+        try c.send(ClientCommand.subscribe([]).jsonLine + "\n" + ClientCommand.prefer(key).jsonLine)
+        var subscribed = false
+        while let line = try c.readLine(timeout: timeout) {
+            switch ServerMessage.decode(line) {
+            case .subscribed?:
+                subscribed = true
+            case .state(let state)? where subscribed:
+                history.withLock { $0.record(state, newConnection: true) }
+                return state
+            case .error(let refusal)? where subscribed:
+                throw ClientError(path: path, reason: refusal.message, refusal: refusal)
+            default:
+                continue
+            }
+        }
+        throw ClientError(path: path, reason: "no answer to prefer within \(timeout) s")
+    }
+
     /// `nanoseconds` on CLOCK_BOOTTIME (libcamera's `SensorTimestamp`) as seconds on CLOCK_MONOTONIC, the
     /// service's clock. The two differ by the time the system has been suspended, which is read now, between
     /// two readings of CLOCK_MONOTONIC; convert soon after the frame, since a suspend in between moves it.
@@ -96,6 +129,7 @@ public final class RotationClient: Sendable {
                     let c = try LineConnection(path: path)
                     var greeted = false
                     var recordedOnConnection = false
+                    var lastPreferred: String?
                     while true {
                         let next: String?
                         do { next = try c.readLine(shouldStop: { flag.isSet }) } catch {
@@ -104,11 +138,15 @@ public final class RotationClient: Sendable {
                         }
                         guard let line = next else { break }
                         guard let message = ServerMessage.decode(line) else { continue }
+                        var preferredChange: Camera?? = nil
                         if case .state(let state) = message {
                             let first = !recordedOnConnection
                             recordedOnConnection = true
                             self.history.withLock { $0.record(state, newConnection: first) }
+                            if first || state.preferred != lastPreferred { preferredChange = .some(state.preferredCamera) }
+                            lastPreferred = state.preferred
                         }
+                        defer { if let change = preferredChange { continuation.yield(.preferredCamera(change)) } }
                         if case .hello(let hello) = message, !greeted {
                             greeted = true
                             guard hello.protocolVersion == Hello.currentProtocol else {

@@ -31,11 +31,12 @@ enum PermanentSubscriber {
         if let printer { outputs.append(printer) }
         if options.tabletModeSwitch, let made = TabletModeSwitch.make(rate: options.rate) { outputs.append(made) }
         let publisher = Publisher(outputs: outputs)
-        let cameras = CameraInput(configured: options.cameras)
+        // The service's memory of cameras is the service's own: this run remembers only what it sees.
+        let cameras = CameraInput(configured: options.cameras, store: PreferenceStore(directory: nil))
         // A recording keeps every sample, so it can be replayed with the policy or without it.
         let input = LiveInput(options: options)
         let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
-                                  cameras: cameras.initial, sensor: .idle, publisher: publisher,
+                                  cameras: cameras.initial, arrival: cameras.initialArrival, sensor: .idle, publisher: publisher,
                                   policy: options.record == nil ? options.samplingPolicy : nil,
                                   onGyroscopeFinding: input.gyroscopeFound)
         cameras.start(runner)

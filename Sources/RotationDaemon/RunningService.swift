@@ -16,6 +16,8 @@ struct RunningService {
     let live: LiveInput?
     /// The cameras followed through udev, when the input is live.
     let cameraInput: CameraInput?
+    /// The camera memory and users' preferred cameras.
+    let store: PreferenceStore
     let notifier: SystemdNotifier?
     /// The cameras at start-up.
     let cameras: [Camera]
@@ -60,6 +62,7 @@ struct RunningService {
         feed.stop()
         cameraInput?.stop()
         publisher.close()
+        store.flush()
         if let why = printer?.failure {
             Log.error("stopped; standard output was incomplete (writing it failed: \(why))")
             return 1

@@ -134,15 +134,19 @@ struct Serve {
         var liveOptions = options
         if tabletSwitch != nil { liveOptions.always = true }
         let live = replay == nil ? LiveInput(options: liveOptions) : nil
-        let cameraInput = replay == nil ? CameraInput(configured: options.cameras) : nil
+        // A live service remembers cameras and users' choices in its state directory; a served replay, for the run.
+        let store = PreferenceStore(directory: replay == nil ? Self.stateDirectory : nil)
+        let cameraInput = replay == nil ? CameraInput(configured: options.cameras, store: store) : nil
         let cameras = cameraInput?.initial ?? replayCameras
+        let arrival = cameraInput?.initialArrival
         let feed: any InputFeed = replay ?? live!
         let startStatus: SensorStatus = replay == nil ? .idle : .ok
         let server: SocketServer
         do {
-            let initial = StateEvent(seq: 0, time: .nan, state: .initial, cameras: cameras, sensor: startStatus)
+            let initial = StateEvent(seq: 0, time: .nan, state: .initial, cameras: cameras, sensor: startStatus, arrival: arrival)
             server = try SocketServer(listener: listener, identity: .init(sensor: feed.sensorDescription),
-                                      initial: initial, limits: limits, samplesGroup: samplesGroup, notifier: notifier)
+                                      initial: initial, limits: limits, samplesGroup: samplesGroup, notifier: notifier,
+                                      store: store)
         } catch {
             listener.close()
             Log.error("\(error)")
@@ -155,10 +159,15 @@ struct Serve {
         if let printer { outputs.append(printer) }
         let publisher = Publisher(outputs: outputs)
         let runner = EngineRunner(engine: OrientationEngine(configuration: options.configuration),
-                                  cameras: cameras, sensor: startStatus, publisher: publisher,
+                                  cameras: cameras, arrival: arrival, sensor: startStatus, publisher: publisher,
                                   policy: options.samplingPolicy, onGyroscopeFinding: feed.gyroscopeFound)
         return RunningService(listener: listener, server: server, publisher: publisher, printer: printer, runner: runner,
-                              feed: feed, live: live, cameraInput: cameraInput, notifier: notifier, cameras: cameras,
-                              socketMode: options.socketMode)
+                              feed: feed, live: live, cameraInput: cameraInput, store: store, notifier: notifier,
+                              cameras: cameras, socketMode: options.socketMode)
+    }
+
+    /// The live service's state directory: `$STATE_DIRECTORY` (systemd's `StateDirectory=`), else /var/lib/rotationd.
+    static var stateDirectory: String {
+        PreferenceStore.directory { getenv($0).map { String(cString: $0) } }
     }
 }

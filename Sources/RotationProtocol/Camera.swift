@@ -37,7 +37,7 @@ public struct Camera: Sendable, Hashable {
     /// The longest device path, in bytes.
     public static let maxDeviceBytes = 64
     /// The longest model, in bytes once written as a JSON string with its quotes.
-    public static let maxModelJSONBytes = 66
+    public static let maxModelJSONBytes = 50
     /// The longest libcamera id, in bytes once written as a JSON string with its quotes (an ACPI path's
     /// leading backslash takes two).
     public static let maxLibcameraJSONBytes = 96
@@ -71,11 +71,14 @@ public struct Camera: Sendable, Hashable {
     /// The panel of a convertible the camera sits on: the lid (the display's, and every camera of a device that
     /// does not fold) or the base, whose own orientation then turns its frames.
     public var panel: CameraPanel
+    /// Whether the camera sees infrared light only (a face-unlock camera): its frames are not pictures, so it is
+    /// never recommended unless a user chose it.
+    public var infrared: Bool
 
     /// Creates a camera; `mount` is reduced to 0..<360.
     public init(name: String, facing: CameraFacing, mount: Int, device: String? = nil, model: String? = nil,
                 source: Sources? = .config, libcamera: String? = nil, busPath: String? = nil, nodes: [String] = [],
-                panel: CameraPanel = .lid) {
+                panel: CameraPanel = .lid, infrared: Bool = false) {
         self.name = name
         self.facing = facing
         self.mount = Camera.wrap(mount)
@@ -86,6 +89,7 @@ public struct Camera: Sendable, Hashable {
         self.busPath = busPath
         self.nodes = nodes
         self.panel = panel
+        self.infrared = infrared
     }
 
     /// The default set: one front and one back camera, both mounted at 90°, the common phone convention.

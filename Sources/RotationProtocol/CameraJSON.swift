@@ -1,8 +1,8 @@
 extension Camera {
     /// Decodes one camera object: `name`, `facing` and `mount` are required; `device`, `model`, `libcamera`,
-    /// `bus_path` (each a string or null), `nodes` (an array of strings), `source` and `panel` (`lid`, the
-    /// default, or `base`) may be absent, as they are from an older service. Other members, such as `capture`,
-    /// `exif` and `direction`, are ignored.
+    /// `bus_path` (each a string or null), `nodes` (an array of strings), `source`, `panel` (`lid`, the
+    /// default, or `base`) and `infrared` (false when absent) may be absent, as they are from an older service.
+    /// Other members, such as `capture`, `exif` and `direction`, are ignored.
     public init?(json: JSONValue) {
         guard let name = json["name"]?.stringValue,
               let f = json["facing"]?.stringValue, let facing = CameraFacing(rawValue: f),
@@ -31,13 +31,18 @@ extension Camera {
             guard let name = p.stringValue, let value = CameraPanel(rawValue: name) else { return nil }
             panel = value
         }
+        var infrared = false
+        if let i = json["infrared"], !i.isNull {
+            guard let value = i.boolValue else { return nil }
+            infrared = value
+        }
         self.init(name: name, facing: facing, mount: mount, device: device, model: model, source: source,
-                  libcamera: libcamera, busPath: busPath, nodes: nodes, panel: panel)
+                  libcamera: libcamera, busPath: busPath, nodes: nodes, panel: panel, infrared: infrared)
     }
 
     /// Encodes cameras as a JSON array of objects with `name`, `facing`, `mount`, `device`, `model`, `source`
-    /// (left out when unknown), `libcamera`, `bus_path`, `nodes` and `panel`; `extra` may add members to each
-    /// object after those.
+    /// (left out when unknown), `libcamera`, `bus_path`, `nodes`, `panel` and `infrared`; `extra` may add members
+    /// to each object after those.
     public static func jsonArray(_ cameras: [Camera], extra: (Camera, inout JSONWriter) -> Void = { _, _ in }) -> String {
         var out = "["
         for (i, cam) in cameras.enumerated() {
@@ -63,6 +68,7 @@ extension Camera {
             }
             w.addRaw("nodes", nodes + "]")
             w.add("panel", cam.panel.rawValue)
+            w.add("infrared", cam.infrared)
             extra(cam, &w)
             out += w.object
         }

@@ -8,6 +8,13 @@ public enum ClientCommand: Sendable, Hashable {
     case hello
     /// `{"cmd":"subscribe","events":[...]}`: receive exactly these event types from now on.
     case subscribe([EventType])
+    /// `{"cmd":"prefer","camera":KEY}`: the user's preferred camera, named by any key a program has for it (its
+    /// name, node, libcamera id or bus path: `CameraLookup`), kept for the peer's user across restarts; `null`
+    /// forgets it. Answered by a `state` carrying the new `preferred`, or an `error`.
+    case prefer(String?)
+
+    /// The names of the commands, for messages.
+    public static let names = "state, hello, subscribe, prefer"
 
     /// The longest line, in bytes without its newline, either side may send.
     public static let maxLineBytes = 4096
@@ -43,10 +50,21 @@ public enum ClientCommand: Sendable, Hashable {
                 if !events.contains(e) { events.append(e) }
             }
             return .success(.subscribe(events))
+        case "prefer":
+            return parsePrefer(json)
         default:
             let shown = name.count > 40 ? String(name.prefix(40)) + "…" : name
-            return .failure(ErrorMessage(.unknownCommand, "unknown command \"\(shown)\"; the commands are state, hello, subscribe"))
+            return .failure(ErrorMessage(.unknownCommand, "unknown command \"\(shown)\"; the commands are \(names)"))
         }
+    }
+
+    /// `prefer`'s argument: a non-empty string, or null to forget the choice.
+    private static func parsePrefer(_ json: JSONValue) -> Result<ClientCommand, ErrorMessage> {
+        let usage = "prefer needs \"camera\": a camera's name, device node, libcamera id or bus path as a string, or null to forget the choice, such as {\"cmd\":\"prefer\",\"camera\":\"front\"}"
+        guard let value = json["camera"] else { return .failure(ErrorMessage(.badArgument, usage)) }
+        if value.isNull { return .success(.prefer(nil)) }
+        guard let key = value.stringValue, !key.isEmpty else { return .failure(ErrorMessage(.badArgument, usage)) }
+        return .success(.prefer(key))
     }
 
     /// Parses one line of text.
@@ -61,6 +79,9 @@ public enum ClientCommand: Sendable, Hashable {
         case .subscribe(let events):
             w.add("cmd", "subscribe")
             w.addRaw("events", EventType.jsonArray(events))
+        case .prefer(let key):
+            w.add("cmd", "prefer")
+            w.add("camera", key)
         }
         return w.object
     }

@@ -30,21 +30,32 @@ public struct StateEvent: Sendable, Hashable {
     /// object had no `direction` member (an older service), or one that agrees, is absent, and its direction
     /// follows from the fold (`direction(of:)`).
     public var directions: [String: CameraDirection?] = [:]
+    /// The name of the camera recommended to the user this state goes to (the system's preferred camera,
+    /// `Docs/cameras.md`, "Which camera to open"), or nil when there is none.
+    public var preferred: String?
+    /// The camera plugged in most recently that is not infrared, while it stays attached: what the service
+    /// recommends to every user who has not chosen a camera since it came. Kept beside the state by the service
+    /// and not sent: a client learns its effect from `preferred`.
+    public var arrival: CameraArrival?
 
     /// Creates a state event.
-    public init(seq: Int, time: Double, state: DeviceState, cameras: [Camera], sensor: SensorStatus = .ok, missed: Int = 0) {
+    public init(seq: Int, time: Double, state: DeviceState, cameras: [Camera], sensor: SensorStatus = .ok, missed: Int = 0,
+                preferred: String? = nil, arrival: CameraArrival? = nil) {
         self.seq = seq
         self.time = time
         self.state = state
         self.cameras = cameras
         self.sensor = sensor
         self.missed = missed
+        self.preferred = preferred
+        self.arrival = arrival
     }
 
     /// Decodes a `state` object; nil when `json` is not one or its members contradict each other.
     ///
     /// A `t` of `null` (no sample yet) decodes as NaN. Each camera's `capture` and `exif` are recomputed
-    /// from the rotation, so they are not read back.
+    /// from the rotation, so they are not read back. A `preferred` that names no camera of the state, or is
+    /// absent (an older service), decodes as nil.
     public init?(json: JSONValue) {
         guard json["type"]?.stringValue == "state",
               let seq = json["seq"]?.intValue,
@@ -87,9 +98,10 @@ public struct StateEvent: Sendable, Hashable {
             guard let d = r.intValue, let value = Rotation(degrees: d), value.degrees == d else { return nil }
             fold.baseRotation = value
         }
+        let preferred = json["preferred"]?.stringValue.flatMap { name in cameras.contains { $0.name == name } ? name : nil }
         self.init(seq: seq, time: t.numberValue ?? .nan,
                   state: DeviceState(rotation: rotation, tilt: tilt, flat: flat, inputs: inputs, fold: fold),
-                  cameras: cameras, sensor: sensor, missed: json["missed"]?.intValue ?? 0)
+                  cameras: cameras, sensor: sensor, missed: json["missed"]?.intValue ?? 0, preferred: preferred)
         // Only where the line says otherwise than the fold it carries: an event survives encoding and decoding.
         self.directions = directions.filter { name, published in
             cameras.first { $0.name == name }.map { self.state.fold.direction(of: $0) != published } ?? false
@@ -103,6 +115,9 @@ public struct StateEvent: Sendable, Hashable {
         if let published = directions[cam.name] { return published }
         return state.fold.direction(of: cam)
     }
+
+    /// The camera `preferred` names, or nil.
+    public var preferredCamera: Camera? { preferred.flatMap { name in cameras.first { $0.name == name } } }
 
     /// The message as one JSON line, without the trailing newline.
     public var jsonLine: String {
@@ -120,6 +135,7 @@ public struct StateEvent: Sendable, Hashable {
         w.add("hinge", state.fold.hinge)
         if let base = state.fold.baseRotation { w.add("base_rotation", base.degrees) }
         w.addRaw("cameras", StateEvent.camerasJSON(cameras, state: state))
+        w.add("preferred", preferred)
         if missed > 0 { w.add("missed", missed) }
         return w.object
     }

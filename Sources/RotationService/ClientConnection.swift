@@ -19,6 +19,8 @@ final class ClientConnection {
         var bytes: [UInt8]
         var kind: Kind
         var missed: Int
+        /// The number of the stored change this line must wait for (`PreferenceStore`), or 0.
+        var gate: UInt64 = 0
     }
 
     /// The outcome of trying to write the queue.
@@ -27,6 +29,8 @@ final class ClientConnection {
         case drained
         /// The socket is full; wait for it to become writable.
         case blocked
+        /// The next line waits for a stored change to reach the disk; the store's notice flushes it.
+        case gated
         /// The peer is gone or the socket failed.
         case failed(Int32)
     }
@@ -39,6 +43,8 @@ final class ClientConnection {
     let pid: Int32
     /// Whether the peer may subscribe to raw samples.
     let samplesAllowed: Bool
+    /// The peer's user (SO_PEERCRED), whose preferred camera it sees and may change; nil when the kernel did not say.
+    let uid: UInt32?
     /// The event types the client receives.
     var events: [EventType] = EventType.defaults
     /// Bytes of a command line received so far, without its newline.
@@ -56,10 +62,11 @@ final class ClientConnection {
     private var tokens: Double
     private var lastRefill: Double
 
-    init(fd: Int32, id: UInt64, pid: Int32, samplesAllowed: Bool, burst: Double, now: Double) {
+    init(fd: Int32, id: UInt64, pid: Int32, uid: UInt32?, samplesAllowed: Bool, burst: Double, now: Double) {
         self.fd = fd
         self.id = id
         self.pid = pid
+        self.uid = uid
         self.samplesAllowed = samplesAllowed
         self.tokens = burst
         self.lastRefill = now
@@ -135,10 +142,14 @@ final class ClientConnection {
         }
     }
 
-    /// Queues a reply line (given without its newline).
-    func enqueueReply(_ text: String) {
-        append(Outgoing(bytes: Array((text + "\n").utf8), kind: .reply, missed: 0))
+    /// Queues a reply line (given without its newline); with a `gate`, it and everything after it wait until the
+    /// stored change of that number is on disk.
+    func enqueueReply(_ text: String, gate: UInt64 = 0) {
+        append(Outgoing(bytes: Array((text + "\n").utf8), kind: .reply, missed: 0, gate: gate))
     }
+
+    /// Whether a queued line waits for a stored change.
+    var isGated: Bool { queue[head...].contains { $0.gate != 0 } }
 
     /// Takes one command token; false when the client has exceeded its rate.
     func admitCommand(now: Double, rate: Double, burst: Double) -> Bool {
@@ -148,17 +159,23 @@ final class ClientConnection {
         return tokens >= 0
     }
 
-    /// Writes as much of the queue as the socket takes without blocking.
-    func flush(now: Double) -> FlushResult {
+    /// Writes as much of the queue as the socket takes without blocking, up to a line that waits for a stored
+    /// change later than `durable`.
+    func flush(now: Double, durable: UInt64 = .max) -> FlushResult {
         var progressed = false
+        var gated = false
         defer {
-            if !hasPending {
+            if !hasPending || gated {
                 stalledSince = nil
             } else if progressed || stalledSince == nil {
                 stalledSince = now
             }
         }
         while head < queue.count {
+            if offset == 0 && queue[head].gate > durable {
+                gated = true
+                return .gated
+            }
             let n = queue[head].bytes.withUnsafeBytes { raw in
                 send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
             }

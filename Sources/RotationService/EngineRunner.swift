@@ -22,18 +22,20 @@ public final class EngineRunner: @unchecked Sendable {
     private let publisher: Publisher
     private let onGyroscopeFinding: @Sendable (GyroscopeFinding, Double) -> Void
 
-    /// Creates a runner; `current` starts as the engine's initial state with the given cameras and sensor status.
+    /// Creates a runner; `current` starts as the engine's initial state with the given cameras (and the camera that
+    /// arrived last among them, `arrival`) and sensor status.
     ///
     /// - Parameter policy: decides, from every sample and the engine's state after it, how fast the input
     ///   should be read (`pace`); nil reads every sample at the full rate.
     ///   - onGyroscopeFinding: called once, on the feeding thread, with what the engine found when it stopped
     ///     trusting the gyroscope (`OrientationEngine.gyroscopeFinding`) and the time of the sample.
-    public init(engine: OrientationEngine, cameras: [Camera], sensor: SensorStatus, publisher: Publisher,
-                policy: SamplingPolicy? = nil,
+    public init(engine: OrientationEngine, cameras: [Camera], arrival: CameraArrival? = nil, sensor: SensorStatus,
+                publisher: Publisher, policy: SamplingPolicy? = nil,
                 onGyroscopeFinding: @escaping @Sendable (GyroscopeFinding, Double) -> Void = { _, _ in }) {
         self.publisher = publisher
         self.onGyroscopeFinding = onGyroscopeFinding
-        let current = StateEvent(seq: 0, time: .nan, state: engine.state, cameras: cameras, sensor: sensor)
+        var current = StateEvent(seq: 0, time: .nan, state: engine.state, cameras: cameras, sensor: sensor, arrival: arrival)
+        current.preferred = EngineRunner.systemPreferred(current)
         inner = Mutex(Inner(engine: engine, policy: policy, current: current))
     }
 
@@ -71,7 +73,7 @@ public final class EngineRunner: @unchecked Sendable {
             }
             if let state = change {
                 publish(&s, StateEvent(seq: s.seq + 1, time: publishedAt ?? sample.time, state: state, cameras: s.current.cameras,
-                                       sensor: s.current.sensor))
+                                       sensor: s.current.sensor, arrival: s.current.arrival))
             }
             return s.policy?.interval ?? 0
         }
@@ -99,21 +101,31 @@ public final class EngineRunner: @unchecked Sendable {
             case .lost, .none:
                 break
             }
-            publish(&s, StateEvent(seq: s.seq + 1, time: time, state: state, cameras: s.current.cameras, sensor: status))
+            publish(&s, StateEvent(seq: s.seq + 1, time: time, state: state, cameras: s.current.cameras, sensor: status,
+                                   arrival: s.current.arrival))
         }
     }
 
-    /// Replaces the camera list, noticed at monotonic time `time`; publishes it when it changed. The rotation
-    /// and everything else stay as they are: each camera's capture angle follows from them.
-    public func setCameras(_ cameras: [Camera], time: Double) {
+    /// Replaces the camera list, noticed at monotonic time `time`, with `arrival` the camera among them that
+    /// arrived last (not infrared); publishes it when either changed. The rotation and everything else stay as
+    /// they are: each camera's capture angle follows from them.
+    public func setCameras(_ cameras: [Camera], arrival: CameraArrival? = nil, time: Double) {
         inner.withLock { s in
-            guard cameras != s.current.cameras else { return }
+            guard cameras != s.current.cameras || arrival != s.current.arrival else { return }
             publish(&s, StateEvent(seq: s.seq + 1, time: time, state: s.current.state, cameras: cameras,
-                                   sensor: s.current.sensor))
+                                   sensor: s.current.sensor, arrival: arrival))
         }
+    }
+
+    /// The camera recommended to a user who has kept no choice: each output that serves users with choices of
+    /// their own (the socket server) works it out again for each.
+    static func systemPreferred(_ event: StateEvent) -> String? {
+        PreferredCamera.pick(cameras: event.cameras, state: event.state, arrival: event.arrival, choice: nil)?.name
     }
 
     private func publish(_ s: inout Inner, _ event: StateEvent) {
+        var event = event
+        event.preferred = EngineRunner.systemPreferred(event)
         s.seq = event.seq
         s.current = event
         publisher.publish(event)

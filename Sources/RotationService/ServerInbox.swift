@@ -11,6 +11,8 @@ final class ServerInbox: Sendable {
         case state(StateEvent)
         /// A raw sample.
         case sample(Sample)
+        /// The stored change of this number is on disk (`PreferenceStore`): replies waiting for it may go.
+        case durable(UInt64)
     }
 
     /// The most items queued; a sample beyond it is dropped, a state never is.

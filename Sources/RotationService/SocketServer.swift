@@ -15,11 +15,13 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     public static let maxSensorDescriptionBytes = 256
 
     private let listener: ListeningSocket
-    private let limits: ServerLimits
+    let limits: ServerLimits
     private let samplesGroup: UInt32?
     private let notifier: SystemdNotifier?
-    private let inbox: ServerInbox
-    private let sampleSubscribers = Atomic<Int>(0)
+    let inbox: ServerInbox
+    /// The camera memory: each user's preferred camera, written to disk before a `prefer` is answered.
+    let store: PreferenceStore
+    let sampleSubscribers = Atomic<Int>(0)
     private let connectedCount = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
     private let acceptStop = Atomic<Int>(0) // 0 accepting, 1 asked to stop, 2 listener closed by the loop
@@ -30,12 +32,16 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     private var clientObserver: (@Sendable (Bool) -> Void)?
 
     // Owned by the event loop's thread.
-    private var clients: [UInt64: ClientConnection] = [:]
+    var clients: [UInt64: ClientConnection] = [:]
     private var nextKey: UInt64 = 1
-    private var latest: StateEvent
+    var latest: StateEvent
+    /// What each user sees of `latest`.
+    let views: UserViews
+    /// The number of the latest stored change on disk.
+    var durable: UInt64 = 0
     private var listenerPaused = false
     private var listenerClosed = false
-    private var now = 0.0
+    var now = 0.0
     private var refusals = ConnectionRefusals()
     /// Cuts client input into command lines.
     private var reader = CommandReader()
@@ -46,8 +52,9 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     ///   - initial: the state new clients see until the first change is published.
     ///   - samplesGroup: the group whose members may subscribe to raw samples, besides root.
     ///   - notifier: when set, WATCHDOG=1 is sent from the event loop at the interval systemd asked for.
+    ///   - store: where users' preferred cameras are kept; nil keeps them for the run only.
     public init(listener: ListeningSocket, identity: Identity, initial: StateEvent, limits: ServerLimits = ServerLimits(),
-                samplesGroup: UInt32? = nil, notifier: SystemdNotifier? = nil) throws(ServiceError) {
+                samplesGroup: UInt32? = nil, notifier: SystemdNotifier? = nil, store: PreferenceStore? = nil) throws(ServiceError) {
         try SocketServer.checkLineLengths(cameras: SocketServer.widestCameras)
         self.listener = listener
         self.latest = initial
@@ -55,7 +62,12 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         self.samplesGroup = samplesGroup
         self.notifier = notifier
         self.sensorName = Mutex(identity.sensor.map(SocketServer.bounded))
-        inbox = try ServerInbox()
+        let store = store ?? PreferenceStore(directory: nil)
+        self.store = store
+        views = UserViews(store: store)
+        let inbox = try ServerInbox()
+        self.inbox = inbox
+        store.observeDurable { inbox.post(.durable($0)) }
     }
 
     /// Makes `fd` non-blocking and closed on exec.
@@ -231,7 +243,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
             var size = limits.sendBuffer
             _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             let cred = PeerCredentials.of(fd)
-            let c = ClientConnection(fd: fd, id: nextKey, pid: cred?.pid ?? 0,
+            let c = ClientConnection(fd: fd, id: nextKey, pid: cred?.pid ?? 0, uid: cred?.uid,
                                      samplesAllowed: cred?.mayReadSamples(group: samplesGroup, fd: fd) ?? false,
                                      burst: limits.commandBurst, now: now)
             nextKey += 1
@@ -240,12 +252,12 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
             clientObserver?(true)
             Log.debug("client connected: pid \(c.pid) uid \(cred.map { String($0.uid) } ?? "?"), \(clients.count) connected")
             c.enqueueReply(hello(for: c).jsonLine)
-            c.enqueueReply(latest.jsonLine)
+            c.enqueueReply(views.event(latest, for: c.uid).jsonLine)
             flush(c)
         }
     }
 
-    private func hello(for c: ClientConnection) -> Hello {
+    func hello(for c: ClientConnection) -> Hello {
         Hello(version: ServiceVersion.current, sensor: sensorName.withLock { $0 }, cameras: latest.cameras,
               events: c.events, samplesAllowed: c.samplesAllowed)
     }
@@ -259,9 +271,9 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
             switch item {
             case .state(let event):
                 latest = event
-                let line = Array((event.jsonLine + "\n").utf8)
                 for c in clients.values where c.events.contains(.state) {
-                    c.enqueueState(event, line: line, backlog: limits.stateBacklog)
+                    let (seen, line) = views.line(event, for: c.uid)
+                    c.enqueueState(seen, line: line, backlog: limits.stateBacklog)
                     if touchedKeys.insert(c.id).inserted { touched.append(c) }
                 }
             case .sample(let sample):
@@ -271,6 +283,9 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
                     c.enqueueSample(sample, line: line, backlog: limits.sampleBacklog)
                     if touchedKeys.insert(c.id).inserted { touched.append(c) }
                 }
+            case .durable(let number):
+                durable = max(durable, number)
+                for c in clients.values where c.isGated && touchedKeys.insert(c.id).inserted { touched.append(c) }
             }
         }
         for c in touched { flush(c) }
@@ -289,14 +304,14 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     }
 
     /// Writes what the socket takes; adjusts write interest; drops the client when it failed or floods.
-    private func flush(_ c: ClientConnection) {
+    func flush(_ c: ClientConnection) {
         if c.queuedBytes > limits.maxQueuedBytes {
             drop(c, reason: ErrorMessage(.flood, "more than \(limits.maxQueuedBytes) bytes of replies are unread; read what you ask for"),
                  log: "sent commands without reading the replies")
             return
         }
-        switch c.flush(now: now) {
-        case .drained:
+        switch c.flush(now: now, durable: durable) {
+        case .drained, .gated:
             c.wantsWritable = false
         case .blocked:
             c.wantsWritable = true
@@ -339,35 +354,6 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         return clients[c.id] != nil
     }
 
-    /// Handles one command line; false when the client was dropped.
-    private func handle(_ line: [UInt8], from c: ClientConnection) -> Bool {
-        guard c.admitCommand(now: now, rate: limits.commandRate, burst: limits.commandBurst) else {
-            drop(c, reason: ErrorMessage(.flood, "more than \(Int(limits.commandRate)) commands a second; closing"),
-                 log: "sent commands too fast")
-            return false
-        }
-        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return true }
-        switch ClientCommand.parse(line) {
-        case .failure(let error):
-            c.enqueueReply(error.jsonLine)
-        case .success(.state):
-            c.enqueueReply(latest.jsonLine)
-        case .success(.hello):
-            c.enqueueReply(hello(for: c).jsonLine)
-        case .success(.subscribe(let events)):
-            if events.contains(.samples) && !c.samplesAllowed {
-                c.enqueueReply(ErrorMessage(.forbidden, "raw samples are only for root and members of the samples group (rotationd --samples-group)").jsonLine)
-                return true
-            }
-            let had = c.events.contains(.samples)
-            c.events = events
-            let has = events.contains(.samples)
-            if had != has { sampleSubscribers.add(has ? 1 : -1, ordering: .relaxed) }
-            c.enqueueReply(SubscribedMessage(events: events).jsonLine)
-        }
-        return true
-    }
-
     private func dropStuckClients() {
         for c in Array(clients.values) {
             if let since = c.stalledSince, now - since > limits.stuckTimeout {
@@ -378,7 +364,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     }
 
     /// Disconnects `c`; sends `reason` first when that cannot break a line already being written.
-    private func drop(_ c: ClientConnection, reason: ErrorMessage?, log: String?) {
+    func drop(_ c: ClientConnection, reason: ErrorMessage?, log: String?) {
         guard clients.removeValue(forKey: c.id) != nil else { return }
         if let reason, !c.midLine {
             var text = reason.jsonLine + "\n"

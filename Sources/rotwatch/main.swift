@@ -5,6 +5,7 @@ import RotationProtocol
 let usage = """
 usage: rotwatch [--json] [--once] [--socket PATH] [--version]
        rotwatch --exec COMMAND [--socket PATH]
+       rotwatch --prefer KEY [--socket PATH]
 
 Shows what rotationd publishes, like monitor-sensor: a header line naming the service, the sensor and
 the cameras (with each one's device node, libcamera id, udev bus path and capture nodes, when known),
@@ -13,6 +14,9 @@ also for a served replay), the orientation and rotation, each camera's capture a
 on a convertible also each camera's direction (forward, backward, sideways, covered), the posture and
 the hinge angle.
 When a camera is plugged in or out, a "cameras:" line shows the new list before the state line.
+The camera the service recommends to your user, the one a camera program should open, is marked
+with * after its name; a camera that sees infrared only (for face unlock, not for pictures) is
+listed as infrared.
 
   --exec COMMAND  run COMMAND through /bin/sh for the current rotation, then on each change of the
                   rotation or of a convertible's posture (not of the tilt, the hinge or the cameras; never
@@ -25,6 +29,10 @@ When a camera is plugged in or out, a "cameras:" line shows the new list before 
                   (normal, left, inverted, right) and ROTATIOND_POSTURE (closed, laptop, stand, tent, tablet,
                   or unknown where nothing tells it, as on a plain tablet). A failing run is reported on standard error and rotwatch
                   goes on. rotwatch prints no state lines of its own then. Examples: man rotwatch
+  --prefer KEY    make the camera KEY names (its name, device node, libcamera id or bus path) your
+                  preferred camera, which rotationd keeps for your user across restarts, print the
+                  camera now recommended to you and exit (0, or 1 when refused); --prefer '' forgets
+                  the choice. A camera plugged in later is recommended until you choose again
   --json          print the service's raw JSON lines instead (protocol: Docs/protocol.md)
   --once          print the current state and exit: 0 on success, 2 when no service is running. When
                   the service was idle, waits up to 3 s for the state its sensor reports once sampling
@@ -46,6 +54,7 @@ struct Arguments {
     var once = false
     var socket: String?
     var exec: String?
+    var prefer: String?
 }
 
 func fail(_ message: String, status: Int32) -> Never {
@@ -79,6 +88,9 @@ while !rest.isEmpty {
     case "--exec":
         guard !rest.isEmpty, !rest[0].isEmpty else { fail("--exec needs a command, such as --exec 'my-rotate.sh'; see --help", status: 2) }
         args.exec = rest.removeFirst()
+    case "--prefer":
+        guard !rest.isEmpty else { fail("--prefer needs a camera: its name, device node, libcamera id or bus path, or '' to forget the choice; see --help", status: 2) }
+        args.prefer = rest.removeFirst()
     case "--version":
         say("rotwatch \(ServiceVersion.current)")
         exit(0)
@@ -89,6 +101,9 @@ while !rest.isEmpty {
     }
 }
 
+if args.prefer != nil && (args.once || args.json || args.exec != nil) {
+    fail("--prefer sets your preferred camera and exits: use it alone (with --socket)", status: 2)
+}
 if args.exec != nil && (args.once || args.json) {
     fail("--exec runs a command on each change and prints no state lines: leave out \(args.once ? "--once" : "--json")", status: 2)
 }
@@ -106,6 +121,7 @@ func cameraList(_ cameras: [Camera]) -> String {
         if let id = c.libcamera { parts.append("libcamera \(id)") }
         if let bus = c.busPath { parts.append("bus \(bus)") }
         if !c.nodes.isEmpty && c.nodes != [c.device] { parts.append("nodes " + c.nodes.joined(separator: " ")) }
+        if c.infrared { parts.append("infrared") }
         return "\(c.name) (\(parts.joined(separator: ", ")))"
     }.joined(separator: ", ")
     return cams.isEmpty ? "none" : cams
@@ -132,7 +148,8 @@ func describe(_ e: StateEvent) -> String {
     let fold = e.state.fold
     for cam in e.cameras {
         let angle = fold.rotation(of: cam, display: e.state.rotation).map { "\(cam.captureAngle(for: $0))°" } ?? "-"
-        line += "  \(cam.name) \(angle)" + String(repeating: " ", count: max(0, 4 - angle.count))
+        let mark = cam.name == e.preferred ? paint("*", "1;32") : ""
+        line += "  \(cam.name)\(mark) \(angle)" + String(repeating: " ", count: max(0, 4 - angle.count))
         // On a convertible, where each camera looks as the fold puts it.
         if fold.posture != nil, let d = fold.direction(of: cam) { line += " \(d.rawValue)" }
     }
@@ -151,6 +168,17 @@ func describe(_ e: StateEvent) -> String {
 }
 
 let client = RotationClient(path: args.socket)
+
+if let key = args.prefer {
+    do {
+        let answer = try client.prefer(key.isEmpty ? nil : key)
+        let now = answer.preferredCamera.map { "\($0.name)" + ($0.device.map { " (\($0))" } ?? "") } ?? "none"
+        say((key.isEmpty ? "your preferred camera is forgotten" : "your preferred camera is \(key)") + "; the camera to open now: \(now)")
+        exit(0)
+    } catch {
+        fail(error.description, status: error.refusal == nil ? 2 : 1)
+    }
+}
 
 if args.once {
     do {
@@ -218,5 +246,8 @@ for await event in client.events() {
         }
     case .disconnected(let reason, _):
         say("rotwatch: \(reason) at \(client.path); waiting for the service, retrying with backoff", to: 2)
+    case .preferredCamera:
+        // Marked in the state line that carried it.
+        break
     }
 }

@@ -64,11 +64,14 @@ public enum Step: Sendable, Hashable, Encodable {
     /// default) until it exists, and
     /// collects the lines it sends (the Nth connection's are `socket(N)` in the results).
     case connect(_ socket: String, within: Double = Tolerance.reply)
+    /// The same as the user `uid` (a child process of the driver takes on that user and group, with no
+    /// supplementary groups, and connects), so that the program's SO_PEERCRED sees that user; no account is needed.
+    case connectAs(_ socket: String, uid: UInt32, within: Double = Tolerance.reply)
     /// Writes each line received so far on the socket connection to `path`, after the CLOCK_MONOTONIC time it
     /// arrived.
     case saveSock(_ path: String)
-    /// Sends `text` and a newline on the socket connection.
-    case send(_ text: String)
+    /// Sends `text` and a newline on the socket connection: the `connection`th (from 1), else the latest.
+    case send(_ text: String, connection: Int? = nil)
     /// Closes the socket connection.
     case disconnect
     /// Fails if the program has exited.
@@ -81,6 +84,8 @@ public enum Step: Sendable, Hashable, Encodable {
     case stop
     /// Waits up to `within` s for the program to exit by itself; fails if it does not.
     case exit(within: Double)
+    /// Sends the program `signal` (a name without SIG: `KILL`, `SEGV`) and waits up to 10 s for it to end.
+    case kill(_ signal: String)
     /// Emulates a camera sensor sub-device at `node`: its V4L2 controls answer with `controls`
     /// (`"orientation"`: 0 front, 1 back, 2 external; `"rotation"`: degrees); a control left out is absent.
     case v4l2Controls(_ node: String, _ controls: [String: Int])
@@ -135,7 +140,9 @@ public enum Step: Sendable, Hashable, Encodable {
             if let holdUntil { return list("play", .string(trace), .double(seconds), ["hold_until": holdUntil.json]) }
             return list("play", .string(trace), .double(seconds))
         case .waitPlay(let seconds): return list("wait-play", .double(seconds))
-        case .wait(let wait): return wait.json
+        case .wait(let wait):
+            guard let connection = wait.connection, case .array(let items) = wait.json else { return wait.json }
+            return .array(items + [.int(connection)])
         case .sleep(let seconds): return list("sleep", .double(seconds))
         case .remove(let path): return list("remove", .string(path))
         case .add(let file): return list("add", .string(file))
@@ -147,14 +154,17 @@ public enum Step: Sendable, Hashable, Encodable {
         case .exec(let argv): return list("exec", strings(argv))
         case .credentials: return list("credentials")
         case .connect(let socket, let within): return list("connect", .string(socket), .double(within))
+        case .connectAs(let socket, let uid, let within): return list("connect", .string(socket), .double(within), .int(Int(uid)))
         case .saveSock(let path): return list("save-sock", .string(path))
-        case .send(let text): return list("send", .string(text))
+        case .send(let text, let connection):
+            return connection.map { list("send", .string(text), .int($0)) } ?? list("send", .string(text))
         case .disconnect: return list("disconnect")
         case .alive: return list("alive")
         case .measure(let seconds): return list("measure", .double(seconds))
         case .run(let argv): return list("run", strings(argv))
         case .stop: return list("stop")
         case .exit(let within): return list("exit", .double(within))
+        case .kill(let signal): return list("kill", .string(signal))
         case .v4l2Controls(let node, let controls): return list("v4l2-controls", .string(node), .object(controls.mapValues { .int($0) }))
         case .mediaGraph(let node, let graph): return list("media-graph", .string(node), graph.json)
         case .mkdir(let path): return list("mkdir", .string(path))
@@ -200,11 +210,14 @@ public struct Wait: Sendable, Hashable {
     public var pattern: String
     /// Seconds.
     public var timeout: Double
+    /// For a socket: the connection waited on (from 1), else the latest.
+    public var connection: Int?
 
-    public init(_ source: Source, _ pattern: String, within timeout: Double) {
+    public init(_ source: Source, _ pattern: String, within timeout: Double, connection: Int? = nil) {
         self.source = source
         self.pattern = pattern
         self.timeout = timeout
+        self.connection = connection
     }
 
     /// A line of the program's stdout matching `pattern`, within `timeout` s.
@@ -213,6 +226,10 @@ public struct Wait: Sendable, Hashable {
     public static func stderr(_ pattern: String, within timeout: Double = Tolerance.reply) -> Wait { Wait(.stderr, pattern, within: timeout) }
     /// A line received on the current socket connection matching `pattern`, within `timeout` s.
     public static func socket(_ pattern: String, within timeout: Double = Tolerance.reply) -> Wait { Wait(.socket, pattern, within: timeout) }
+    /// A line received on the `connection`th socket connection (from 1) matching `pattern`, within `timeout` s.
+    public static func socket(_ connection: Int, _ pattern: String, within timeout: Double = Tolerance.reply) -> Wait {
+        Wait(.socket, pattern, within: timeout, connection: connection)
+    }
     /// A line of monitor-sensor (beside iio-sensor-proxy) matching `pattern`, within `timeout` s.
     public static func proxy(_ pattern: String, within timeout: Double = Tolerance.reply) -> Wait { Wait(.proxy, pattern, within: timeout) }
 

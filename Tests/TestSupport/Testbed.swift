@@ -37,7 +37,8 @@ public enum Testbed {
     ///   - devices: umockdev files, relative to Tests/fixtures.
     ///   - rules: rules of the emulated kernel (`Tests/Testbed/kernel`) added to the devices' own.
     ///   - user: `USER:GROUP` to run the program as that unprivileged user (the driver's `--user`), or nil for root.
-    ///   - environment: variables added to the program's environment (and the driver's).
+    ///   - environment: variables added to the program's environment (and the driver's). `STATE_DIRECTORY`, where
+    ///     the service keeps what it remembers, is a directory of the run's own unless given.
     ///   - program: another program to run instead of rotationd.
     ///
     /// Runs wait for a free slot (`slots`), and the test awaits the run without holding a thread: a test process
@@ -63,7 +64,12 @@ public enum Testbed {
         p.executableURL = URL(fileURLWithPath: "/usr/bin/umockdev-wrapper")
         p.arguments = ["/usr/bin/python3"] + args
         let reports = SanitizerReports()
-        p.environment = reports.environment(ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        // Each run remembers only what it does itself, unless the test shares a directory between runs; a program
+        // run as another user (`user`) may write there too.
+        let stateDir = dir.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: stateDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o1777])
+        let state = ["STATE_DIRECTORY": stateDir.path]
+        p.environment = reports.environment(ProcessInfo.processInfo.environment.merging(state) { $1 }.merging(environment) { $1 })
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         p.standardOutput = try FileHandle(forWritingTo: outURL)

@@ -679,6 +679,78 @@ static void test_posture_and_directions(void) {
     end();
 }
 
+/* Reads what the client sent on the fake service's side, for up to `seconds`; the bytes end with a NUL. */
+static size_t service_read(struct service *s, char *buf, size_t len, double seconds) {
+    size_t got = 0;
+    int64_t deadline = now_ns() + (int64_t)(seconds * 1e9);
+    while (got + 1 < len && now_ns() < deadline && !memchr(buf, '\n', got)) {
+        struct pollfd p = {.fd = s->conn, .events = POLLIN};
+        if (poll(&p, 1, 20) <= 0) continue;
+        ssize_t n = recv(s->conn, buf + got, len - 1 - got, MSG_DONTWAIT);
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    buf[got] = '\0';
+    return got;
+}
+
+static void test_preferred_camera(void) {
+    begin("the camera to open: the state's preferred camera and its node, and prefer sending the command for a known key only");
+    struct service s;
+    service_listen(&s, "prefer.sock");
+    rotationd *r;
+    rotationd_open(&r, s.path);
+    const char *name = NULL, *device = NULL;
+    CHECK(rotationd_preferred_camera(r, &name, &device) == -ENOTCONN && rotationd_prefer(r, "front") == -ENOTCONN, "no service yet");
+    CHECK(service_accept(&s, r, 2), "connected");
+    service_send(&s, "%s", HELLO);
+    settle(r, 0.1);
+    CHECK(rotationd_preferred_camera(r, &name, &device) == -ENODATA && rotationd_prefer(r, "front") == -ENODATA, "no state yet");
+    send_state(&s, 1, 1, 0, ",\"preferred\":\"front\"");
+    CHECK(pump(r, 1, 2) == 1, "a state");
+    CHECK(rotationd_preferred_camera(r, &name, &device) == 0 && strcmp(name, "front") == 0 && device && strcmp(device, "/dev/video1") == 0,
+          "front on /dev/video1: %s", rotationd_error_message(r));
+    CHECK(rotationd_preferred_camera(r, &name, NULL) == 0 && strcmp(name, "front") == 0, "the name alone");
+    /* prefer, by node: the command on the wire, the key as JSON. */
+    CHECK(rotationd_prefer(r, "/dev/v4l-subdev2") == 0, "prefer the back camera: %s", rotationd_error_message(r));
+    char sent[512];
+    service_read(&s, sent, sizeof sent, 2);
+    CHECK(strcmp(sent, "{\"cmd\":\"prefer\",\"camera\":\"\\/dev\\/v4l-subdev2\"}\n") == 0 ||
+              strcmp(sent, "{\"cmd\":\"prefer\",\"camera\":\"/dev/v4l-subdev2\"}\n") == 0, "sent: %s", sent);
+    send_state(&s, 2, 1, 0, ",\"preferred\":\"back\"");
+    CHECK(pump(r, 1, 2) == 1 && rotationd_preferred_camera(r, &name, &device) == 0 && strcmp(name, "back") == 0 &&
+              strcmp(device, "/dev/v4l-subdev2") == 0, "the answer recommends back");
+    /* Forgetting sends null; an unknown key sends nothing. */
+    CHECK(rotationd_prefer(r, NULL) == 0, "forget");
+    service_read(&s, sent, sizeof sent, 2);
+    CHECK(strcmp(sent, "{\"cmd\":\"prefer\",\"camera\":null}\n") == 0, "sent: %s", sent);
+    int rc = rotationd_prefer(r, "/dev/video9");
+    CHECK(rc == -ENODEV && strstr(rotationd_error_message(r), "\"/dev/video9\""), "unknown key: %d %s", rc, rotationd_error_message(r));
+    CHECK(service_read(&s, sent, sizeof sent, 0.3) == 0, "nothing sent for it: %s", sent);
+    CHECK(rotationd_prefer(r, "") == -EINVAL && rotationd_preferred_camera(r, NULL, NULL) == -EINVAL &&
+              rotationd_preferred_camera(NULL, &name, NULL) == -EINVAL && rotationd_prefer(NULL, "x") == -EINVAL, "bad arguments");
+    /* No camera recommended (null), and a service older than preferred cameras (absent). */
+    send_state(&s, 3, 2, 0, ",\"preferred\":null");
+    CHECK(pump(r, 1, 2) == 1 && rotationd_preferred_camera(r, &name, &device) == -ENODEV, "null: none recommended");
+    send_state(&s, 4, 3, 0, NULL);
+    CHECK(pump(r, 1, 2) == 1 && rotationd_preferred_camera(r, &name, &device) == -ENODEV &&
+              strstr(rotationd_error_message(r), "recommends no camera"), "absent: %s", rotationd_error_message(r));
+    /* A name that is not in the list, or not a string, is not taken as a camera. */
+    send_state(&s, 5, 4, 0, ",\"preferred\":\"world\"");
+    CHECK(pump(r, 1, 2) == 1 && rotationd_preferred_camera(r, &name, &device) == -ENODEV, "a name not listed");
+    rotationd_close(r);
+    service_stop(&s);
+    struct rtd_message m;
+    CHECK(parse("{\"type\":\"state\",\"seq\":1,\"t\":1,\"rotation\":0,\"cameras\":[],\"preferred\":5}", &m) == -EBADMSG,
+          "a number is refused");
+    CHECK(parse("{\"type\":\"state\",\"seq\":1,\"t\":1,\"rotation\":0,\"cameras\":[{\"name\":\"a\",\"mount\":0,\"infrared\":1}]}", &m) ==
+              -EBADMSG, "an infrared that is not a boolean is refused");
+    CHECK(parse("{\"type\":\"state\",\"seq\":1,\"t\":1,\"rotation\":0,\"cameras\":[{\"name\":\"a\",\"mount\":0,\"infrared\":true}]}", &m) == 0 &&
+              m.state.cameras->camera[0].infrared, "infrared read");
+    rtd_message_clear(&m);
+    end();
+}
+
 static void test_boottime(void) {
     begin("a CLOCK_BOOTTIME timestamp converts to CLOCK_MONOTONIC by the time spent suspended");
     struct timespec boot;
@@ -711,6 +783,7 @@ int main(int argc, char **argv) {
     test_garbage();
     test_missed();
     test_posture_and_directions();
+    test_preferred_camera();
     test_boottime();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -16,13 +16,21 @@ def set_step(run, device, attributes):
 
 def remove(run, path):
     """["remove", SYSFS_PATH]
-    Remove an emulated device (and its device node, so that it can be added again). No uevent is sent: a "uevent"
-    step sends the "remove" first."""
-    run.tb.remove_device(path)
-    # The testbed keeps the device node; drop it so the device can be added again.
-    node = os.path.join(run.root, "dev", os.path.basename(path))
-    if os.path.lexists(node):
-        os.unlink(node)
+    Remove an emulated device with the devices below it (and their device nodes, so that they can be added again,
+    as a USB device unplugged takes its interfaces and video nodes along). No uevent is sent: a "uevent" step sends
+    the "remove" first. umockdev (0.17) keeps a removed device node's name taken: a device added again needs
+    other node names, as the kernel often gives a device plugged in again (camera-webcam-replugged.umockdev)."""
+    top = run.root + path
+    below = [d for d, _, files in os.walk(top) if "uevent" in files and d != top]
+    # The deepest first, so that each device's class link goes with it.
+    for device in sorted(below, key=lambda d: d.count("/"), reverse=True) + [top]:
+        sysfs = device[len(run.root):]
+        if os.path.isdir(device):
+            run.tb.remove_device(sysfs)
+        # The testbed keeps the device node; drop it so the device can be added again.
+        node = os.path.join(run.root, "dev", os.path.basename(sysfs))
+        if os.path.lexists(node):
+            os.unlink(node)
 
 
 def add(run, file):

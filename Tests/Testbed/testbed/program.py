@@ -16,7 +16,12 @@ def start(run):
     """["start"]
     Start PROGRAM, under the emulated kernel (iio-kernel.so in front of umockdev's preload) with the devices'
     kernel rules and PLAY_STARTED_FILE and SUSPEND_WOKE_FILE in its environment. Without a "start" step PROGRAM
-    never runs and nothing is built for it."""
+    never runs and nothing is built for it. Once PROGRAM has ended ("stop", "kill", "exit"), "start" runs it again
+    (a restart): the wait steps then read the new run's output, and the report gives every run's, in order."""
+    if run.proc is not None:
+        if run.proc.poll() is None:
+            raise Failure("PROGRAM still runs: a \"stop\", \"kill\" or \"exit\" step ends it before it starts again")
+        run.ended.append((run.out, run.err))
     sleeps = any(s[0] == "suspend" for s in run.actions)
     run.env = run.env or kernel_environment(run.root, run.rules, run.kernel_log, sleeps)
     # A program that acts on a played trace's turns (iio-events.py) times itself from its start, which the "play"
@@ -51,6 +56,22 @@ def stop_step(run):
     """["stop"]
     SIGTERM PROGRAM and wait (SIGKILL after 5 s)."""
     stop(_running(run).proc)
+
+
+def kill_step(run, name):
+    """["kill", SIGNAL]
+    Send PROGRAM the signal SIGNAL (a name without SIG: KILL, TERM, SEGV...) and wait up to 10 s for it to end,
+    whatever the signal does; fail if it does not."""
+    proc = _running(run).proc
+    try:
+        number = getattr(signal, "SIG" + name)
+    except AttributeError:
+        raise Failure("no signal SIG%s" % name)
+    proc.send_signal(number)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        raise Failure("the program did not end within 10 s of SIG%s" % name)
 
 
 def exit_step(run, seconds):

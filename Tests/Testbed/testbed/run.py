@@ -33,7 +33,9 @@ class Run:
         self.suspend_woke = os.path.join(self.root, "suspend-woke")
         self.env = self.proc = self.out = self.err = None
         self.sock = self.sock_stream = None
-        self.sock_streams, self.feeders, self.sensors = [], {}, {}
+        self.sock_streams, self.socks, self.feeders, self.sensors = [], [], {}, {}
+        # The stdout and stderr streams of PROGRAM's earlier runs, when "start" ran it again.
+        self.ended = []
         self.guard = self.neighbours = self.clock = None
         self.parts, self.holds = [], []
         self.index, self.step, self.late_failure = 0, None, None
@@ -115,18 +117,22 @@ def _report_program(run):
     """PROGRAM's stdout, then each socket connection's lines, on stdout; its stderr on stderr."""
     # The readers end at the end of the pipes, which follows the program's exit at once; the bound is only for a
     # program that left a child holding them.
-    run.out.thread.join(30)
-    run.err.thread.join(30)
-    for when, line in run.out.timed():
-        print(line)
-        results.emit("output", stream="stdout", line=line, at=when)
+    runs = run.ended + [(run.out, run.err)]
+    for out, err in runs:
+        out.thread.join(30)
+        err.thread.join(30)
+    for out, _ in runs:
+        for when, line in out.timed():
+            print(line)
+            results.emit("output", stream="stdout", line=line, at=when)
     for n, stream in enumerate(run.sock_streams, 1):
         for when, line in stream.timed():
             print("socket %d: %s" % (n, line))
             results.emit("socket", connection=n, line=line, at=when)
-    for when, line in run.err.timed():
-        print(line, file=sys.stderr)
-        results.emit("output", stream="stderr", line=line, at=when)
+    for _, err in runs:
+        for when, line in err.timed():
+            print(line, file=sys.stderr)
+            results.emit("output", stream="stderr", line=line, at=when)
 
 
 def finish(root, status):

@@ -12,6 +12,7 @@ VERBS = {
     "wait-err": program.wait_err,
     "alive": program.alive,
     "stop": program.stop_step,
+    "kill": program.kill_step,
     "exit": program.exit_step,
     "run": program.run_step,
     "credentials": program.credentials,

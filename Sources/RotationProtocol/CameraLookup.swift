@@ -1,6 +1,3 @@
-import Glibc
-import RotationProtocol
-
 /// Finds a camera by whatever a program knows it by.
 ///
 /// A key matches, in this order: a camera's `name`; its `libcamera` id (libcamera's `Camera::id()`, PipeWire's
@@ -8,26 +5,14 @@ import RotationProtocol
 /// symlinks such as `/dev/v4l/by-id/...` are resolved; its `bus_path` (PipeWire's `device.bus-path`, udev's
 /// `ID_PATH`). The first rule that some camera satisfies decides.
 public enum CameraLookup {
-    /// The camera in `cameras` that `key` names, or nil.
-    public static func camera(_ key: String, in cameras: [Camera]) -> Camera? {
+    /// The camera in `cameras` that `key` names, or nil. `resolve` turns a path into the one its symlinks lead
+    /// to (`realpath`), or nil; the caller that can read the file system gives it.
+    public static func camera(_ key: String, in cameras: [Camera], resolve: (String) -> String? = { _ in nil }) -> Camera? {
         if let c = cameras.first(where: { $0.name == key }) { return c }
         if let c = cameras.first(where: { $0.libcamera == key }) { return c }
         func node(_ path: String) -> Camera? { cameras.first { $0.device == path || $0.nodes.contains(path) } }
         if let c = node(key) { return c }
-        if key.hasPrefix("/"), let real = realpath(key, nil) {
-            defer { free(real) }
-            if let c = node(String(cString: real)) { return c }
-        }
+        if key.hasPrefix("/"), let real = resolve(key), let c = node(real) { return c }
         return cameras.first { $0.busPath == key }
     }
-}
-
-extension StateEvent {
-    /// The camera that `key` names: a name, libcamera id, node or bus path (`CameraLookup`).
-    public func camera(matching key: String) -> Camera? { CameraLookup.camera(key, in: cameras) }
-}
-
-extension Hello {
-    /// The camera that `key` names: a name, libcamera id, node or bus path (`CameraLookup`).
-    public func camera(matching key: String) -> Camera? { CameraLookup.camera(key, in: cameras) }
 }
