@@ -9,6 +9,8 @@ public final class RotationClient: Sendable {
     /// The socket path.
     public let path: String
     private let history: Mutex<StateHistory>
+    /// The latest state received by any call, with a time or not.
+    private let latest = Mutex<StateEvent?>(nil)
 
     /// Uses `path`, or the default path: `ROTATIOND_SOCKET`, else the per-user socket when it exists
     /// (root: the system one), else the system socket (`SocketPath.resolveForClient`). The client keeps the
@@ -37,7 +39,13 @@ public final class RotationClient: Sendable {
     /// The camera the service recommends to this user (its `preferred`), from the latest state received by
     /// `events()`, `currentState()` or `prefer(_:)`; nil when there is none or no state was received yet. A capture
     /// program opens it, and follows a change (`ServiceEvent.preferredCamera`) only while not recording.
-    public var preferredCamera: Camera? { history.withLock { $0.entries.last?.state.preferredCamera } }
+    public var preferredCamera: Camera? { latest.withLock { $0?.preferredCamera } }
+
+    /// Records `state` as the latest, and in the history (`newConnection`: the first on a connection).
+    private func received(_ state: StateEvent, newConnection: Bool = false) {
+        latest.withLock { $0 = state }
+        history.withLock { $0.record(state, newConnection: newConnection) }
+    }
 
     /// Makes the camera `key` names (its name, device node, libcamera id or bus path) this user's preferred camera,
     /// kept by the service across restarts; nil forgets the choice. Returns the service's answer, a state whose
@@ -56,7 +64,9 @@ public final class RotationClient: Sendable {
             case .subscribed?:
                 subscribed = true
             case .state(let state)? where subscribed:
-                history.withLock { $0.record(state, newConnection: true) }
+                // The latest state, not the history's: the answer comes on a connection of its own, beside the
+                // stream of changes `events()` records.
+                latest.withLock { $0 = state }
                 return state
             case .error(let refusal)? where subscribed:
                 throw ClientError(path: path, reason: refusal.message, refusal: refusal)
@@ -98,12 +108,12 @@ public final class RotationClient: Sendable {
         guard let second = try c.readLine(timeout: timeout), case .state(let state)? = ServerMessage.decode(second) else {
             throw ClientError(path: path, reason: "no state after the greeting")
         }
-        history.withLock { $0.record(state, newConnection: true) }
+        received(state, newConnection: true)
         guard state.sensor == .idle else { return (hello, state, second) }
         let deadline = MonotonicClock.now + idleWait
         while case let left = deadline - MonotonicClock.now, left > 0, let line = try c.readLine(timeout: left) {
             if case .state(let next)? = ServerMessage.decode(line) {
-                history.withLock { $0.record(next) }
+                received(next)
                 if next.sensor != .idle { return (hello, next, line) }
             }
         }
@@ -142,7 +152,7 @@ public final class RotationClient: Sendable {
                         if case .state(let state) = message {
                             let first = !recordedOnConnection
                             recordedOnConnection = true
-                            self.history.withLock { $0.record(state, newConnection: first) }
+                            self.received(state, newConnection: first)
                             if first || state.preferred != lastPreferred { preferredChange = .some(state.preferredCamera) }
                             lastPreferred = state.preferred
                         }

@@ -151,6 +151,9 @@ final class ClientConnection {
     /// Whether a queued line waits for a stored change.
     var isGated: Bool { queue[head...].contains { $0.gate != 0 } }
 
+    /// Whether a queued line waits for a stored change later than `durable`.
+    func waitsForDisk(durable: UInt64) -> Bool { queue[head...].contains { $0.gate > durable } }
+
     /// Takes one command token; false when the client has exceeded its rate.
     func admitCommand(now: Double, rate: Double, burst: Double) -> Bool {
         tokens = min(burst, tokens + (now - lastRefill) * rate)

@@ -305,7 +305,8 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
 
     /// Writes what the socket takes; adjusts write interest; drops the client when it failed or floods.
     func flush(_ c: ClientConnection) {
-        if c.queuedBytes > limits.maxQueuedBytes {
+        // Replies that wait for the disk are the service's delay, not the client's: they count once they can go.
+        if c.queuedBytes > limits.maxQueuedBytes && !c.waitsForDisk(durable: durable) {
             drop(c, reason: ErrorMessage(.flood, "more than \(limits.maxQueuedBytes) bytes of replies are unread; read what you ask for"),
                  log: "sent commands without reading the replies")
             return

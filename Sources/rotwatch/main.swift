@@ -15,7 +15,7 @@ on a convertible also each camera's direction (forward, backward, sideways, cove
 the hinge angle.
 When a camera is plugged in or out, a "cameras:" line shows the new list before the state line.
 The camera the service recommends to your user, the one a camera program should open, is marked
-with * after its name; a camera that sees infrared only (for face unlock, not for pictures) is
+with * before its name; a camera that sees infrared only (for face unlock, not for pictures) is
 listed as infrared.
 
   --exec COMMAND  run COMMAND through /bin/sh for the current rotation, then on each change of the
@@ -148,8 +148,9 @@ func describe(_ e: StateEvent) -> String {
     let fold = e.state.fold
     for cam in e.cameras {
         let angle = fold.rotation(of: cam, display: e.state.rotation).map { "\(cam.captureAngle(for: $0))°" } ?? "-"
-        let mark = cam.name == e.preferred ? paint("*", "1;32") : ""
-        line += "  \(cam.name)\(mark) \(angle)" + String(repeating: " ", count: max(0, 4 - angle.count))
+        // The camera to open is marked: "*front", where the others have a space.
+        let mark = cam.name == e.preferred ? paint("*", "1;32") : " "
+        line += " \(mark)\(cam.name) \(angle)" + String(repeating: " ", count: max(0, 4 - angle.count))
         // On a convertible, where each camera looks as the fold puts it.
         if fold.posture != nil, let d = fold.direction(of: cam) { line += " \(d.rawValue)" }
     }

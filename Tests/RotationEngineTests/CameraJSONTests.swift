@@ -14,7 +14,7 @@ struct CameraJSONTests {
         let cam = Camera(name: "external", facing: .external, mount: 0, device: "/dev/video2", model: "UVC \"Camera\"",
                          source: .init(facing: .usbPort, mount: .default))
         let text = Camera.jsonArray([cam])
-        #expect(text == #"[{"name":"external","facing":"external","mount":0,"device":"/dev/video2","model":"UVC \"Camera\"","source":{"facing":"usb-port","mount":"default"},"libcamera":null,"bus_path":null,"nodes":[],"panel":"lid"}]"#)
+        #expect(text == #"[{"name":"external","facing":"external","mount":0,"device":"/dev/video2","model":"UVC \"Camera\"","source":{"facing":"usb-port","mount":"default"},"libcamera":null,"bus_path":null,"nodes":[],"panel":"lid","infrared":false}]"#)
         let parsed = try JSONParser.parse(text)
         let back = try #require(parsed.arrayValue?.first.flatMap(Camera.init(json:)))
         #expect(back == cam)
@@ -25,13 +25,18 @@ struct CameraJSONTests {
         let old = try #require(Self.decode(#"{"name":"front","facing":"front","mount":90,"capture":0}"#))
         #expect(old.device == nil && old.model == nil && old.source == nil)
         #expect(old.libcamera == nil && old.busPath == nil && old.nodes.isEmpty)
-        #expect(Camera.jsonArray([old]) == #"[{"name":"front","facing":"front","mount":90,"device":null,"model":null,"libcamera":null,"bus_path":null,"nodes":[],"panel":"lid"}]"#)
+        #expect(Camera.jsonArray([old]) == #"[{"name":"front","facing":"front","mount":90,"device":null,"model":null,"libcamera":null,"bus_path":null,"nodes":[],"panel":"lid","infrared":false}]"#)
         #expect(old.panel == .lid)
         let future = try #require(Self.decode(#"{"name":"f","facing":"back","mount":0,"device":null,"model":null,"source":{"facing":"acpi","mount":"sensor"}}"#))
         #expect(future.source == .init(facing: CameraValueSource(rawValue: "acpi"), mount: .sensor))
         #expect(Self.decode(#"{"name":"f","facing":"back","mount":0,"device":7}"#) == nil)
         #expect(Self.decode(#"{"name":"f","facing":"back","mount":0,"source":{"facing":"udev"}}"#) == nil)
         #expect(Self.decode(#"{"name":"f","facing":"sideways","mount":0}"#) == nil)
+        // infrared: false when absent or null, read when a boolean, refused otherwise.
+        #expect(old.infrared == false)
+        #expect(Self.decode(#"{"name":"f","facing":"front","mount":0,"infrared":true}"#)?.infrared == true)
+        #expect(Self.decode(#"{"name":"f","facing":"front","mount":0,"infrared":null}"#)?.infrared == false)
+        #expect(Self.decode(#"{"name":"f","facing":"front","mount":0,"infrared":1}"#) == nil)
     }
 
     @Test("the names programs know a camera by, libcamera's id with an ACPI backslash, the bus path and the capture nodes, survive encoding and decoding")
@@ -40,7 +45,7 @@ struct CameraJSONTests {
                          source: .init(facing: .sensor, mount: .sensor), libcamera: #"\_SB_.PCI0.I2C3.CAM1"#,
                          busPath: "pci-0000:00:15.3-platform-i2c_designware.3", nodes: ["/dev/video1", "/dev/video2"])
         let text = Camera.jsonArray([cam])
-        #expect(text.contains(#""libcamera":"\\_SB_.PCI0.I2C3.CAM1","bus_path":"pci-0000:00:15.3-platform-i2c_designware.3","nodes":["/dev/video1","/dev/video2"],"panel":"lid"}"#), "\(text)")
+        #expect(text.contains(#""libcamera":"\\_SB_.PCI0.I2C3.CAM1","bus_path":"pci-0000:00:15.3-platform-i2c_designware.3","nodes":["/dev/video1","/dev/video2"],"panel":"lid","infrared":false}"#), "\(text)")
         let back = try #require(try JSONParser.parse(text).arrayValue?.first.flatMap(Camera.init(json:)))
         #expect(back == cam)
         #expect(Self.decode(#"{"name":"f","facing":"back","mount":0,"nodes":"/dev/video0"}"#) == nil)
@@ -53,7 +58,7 @@ struct CameraJSONTests {
     func panelRoundTrip() throws {
         let cam = Camera(name: "world", facing: .front, mount: 0, panel: .base)
         let text = Camera.jsonArray([cam])
-        #expect(text.contains(#""nodes":[],"panel":"base"}"#), "\(text)")
+        #expect(text.contains(#""nodes":[],"panel":"base","infrared":false}"#), "\(text)")
         #expect(try #require(try JSONParser.parse(text).arrayValue?.first.flatMap(Camera.init(json:))) == cam)
         #expect(Self.decode(#"{"name":"f","facing":"back","mount":0,"panel":"hinge"}"#) == nil)
     }

@@ -39,7 +39,7 @@ struct CameraChangeTests {
         #expect(last.state == decided.state && last.sensor == .ok)
         #expect(last.cameras == [Self.front, Self.webcam])
         // front mount 0 at left-up: (0 − 90) mod 360; the webcam keeps its mount.
-        #expect(last.jsonLine.contains(#""capture":270,"exif":8,"direction":"forward"},{"name":"external""#) && last.jsonLine.hasSuffix(#""capture":0,"exif":1,"direction":null}]}"#))
+        #expect(last.jsonLine.contains(#""capture":270,"exif":8,"direction":"forward"},{"name":"external""#) && last.jsonLine.hasSuffix(#""capture":0,"exif":1,"direction":null}],"preferred":"front"}"#))
         // Samples after the change keep the new list.
         for i in 0..<50 { runner.feed(Self.upright(3 + Double(i) * 0.02)) }
         #expect(out.published.last!.state.rotation == .normal && out.published.last!.cameras.count == 2)

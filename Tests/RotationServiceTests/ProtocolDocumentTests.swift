@@ -59,6 +59,37 @@ struct ProtocolDocumentTests {
         #expect(StateEvent(json: try JSONParser.parse(initial.jsonLine))?.jsonLine == initial.jsonLine)
     }
 
+    @Test("prefer takes a key as a string or null to forget; a missing, empty or other member is bad-argument; the command round-trips")
+    func preferCommand() throws {
+        #expect(try ClientCommand.parse(#"{"cmd":"prefer","camera":"/dev/video2"}"#).get() == .prefer("/dev/video2"))
+        #expect(try ClientCommand.parse(#"{"cmd":"prefer","camera":null}"#).get() == .prefer(nil))
+        for bad in [#"{"cmd":"prefer"}"#, #"{"cmd":"prefer","camera":""}"#, #"{"cmd":"prefer","camera":3}"#,
+                    #"{"cmd":"prefer","camera":{"name":"front"}}"#, #"{"cmd":"prefer","camera":false}"#] {
+            guard case .failure(let e) = ClientCommand.parse(bad) else { Issue.record("accepted \(bad)"); continue }
+            #expect(e.code == .badArgument && e.message.contains("or null to forget the choice"), "\(e)")
+        }
+        for command in [ClientCommand.prefer(#"\_SB_.PCI0.XHC_-1:1.0-046d:0825"#), .prefer(nil)] {
+            #expect(try ClientCommand.parse(command.jsonLine).get() == command)
+        }
+        guard case .failure(let unknown) = ClientCommand.parse(#"{"cmd":"choose"}"#) else { return }
+        #expect(unknown.message.hasSuffix("the commands are state, hello, subscribe, prefer"))
+    }
+
+    @Test("a state's preferred camera survives encoding and decoding; one that names no camera of the state, or is absent, is none")
+    func preferredRoundTrip() throws {
+        let cams = [Camera(name: "front", facing: .front, mount: 0), Camera(name: "ir", facing: .front, mount: 0, infrared: true)]
+        var event = StateEvent(seq: 3, time: 1, state: .initial, cameras: cams, sensor: .ok)
+        event.preferred = "ir"
+        let decoded = try #require(StateEvent(json: try JSONParser.parse(event.jsonLine)))
+        #expect(decoded == event && decoded.preferredCamera?.infrared == true)
+        event.preferred = nil
+        #expect(event.jsonLine.hasSuffix(#""preferred":null}"#))
+        let stranger = event.jsonLine.replacingOccurrences(of: #""preferred":null"#, with: #""preferred":"world""#)
+        #expect(try #require(StateEvent(json: try JSONParser.parse(stranger))).preferred == nil)
+        let older = event.jsonLine.replacingOccurrences(of: #","preferred":null"#, with: "")
+        #expect(try #require(StateEvent(json: try JSONParser.parse(older))).preferred == nil)
+    }
+
     @Test("the parser accepts valid JSON with escapes and rejects malformed text", arguments: [
         ("{\"a\":[1,-2.5e3,true,false,null,\"x\\u00e9\\ud83d\\ude00\\n\"]}", true),
         ("  {\"cmd\" : \"state\"}\r", true),
