@@ -179,6 +179,34 @@ struct PreferredCameraLiveTests {
         #expect(text.contains(#"{"uid":1000,"camera":"bus:pci-0000:00:14.0-usb-0:1:1.0","order":"#), "\(text)")
     }
 
+    @Test("a webcam that comes back after a system sleep is no new arrival: a user who chose after it came keeps the choice; one who did not keeps the webcam")
+    func backAfterSleep() async throws {
+        let socket = Testbed.socketPath("sleep")
+        let r = try await Testbed.run(devices: [Self.laptop], steps: [
+            .guardVideoNodes, .start,
+            .connectAs(socket, uid: 1000), .wait(.socket(1, #""sensor":"none""#)),
+            .connectAs(socket, uid: 1001), .wait(.socket(2, Self.recommends("front"))),
+            .add("camera-webcam.umockdev"),
+            .wait(.socket(1, Self.recommends("external"), within: Self.followTime)),
+            .wait(.socket(2, Self.recommends("external"), within: Self.followTime)),
+            .send(#"{"cmd":"prefer","camera":"front"}"#, connection: 1), .wait(.socket(1, Self.recommends("front"))),
+            // The USB device goes at the suspend and comes back after the resume: 8 s asleep, which the service's
+            // monotonic clock does not count.
+            .uevent(Self.webcamNodes[0], .remove), .uevent(Self.webcamNodes[1], .remove), .remove(Self.webcam),
+            .wait(.socket(2, Self.recommends("front"), within: Self.followTime)),
+            .suspend(8),
+            .add("camera-webcam-replugged.umockdev"),
+            .wait(.socket(2, Self.recommends("external"), within: Self.followTime)),
+            .wait(.socket(1, #""device":"/dev/video8""#, within: Self.followTime)),
+            .alive,
+        ], arguments: ["--serve", "--socket", socket])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        // User 1000 chose the built-in camera after the webcam came: the webcam back is not a new arrival.
+        let after = Self.states(r, 1).drop { CameraMessage.cameras($0).count < 3 || $0["preferred"] as? String != "front" }
+        #expect(after.allSatisfy { $0["preferred"] as? String == "front" }, "\(Self.preferred(r, 1))")
+        #expect(Self.preferred(r, 1).last == "front")
+    }
+
     @Test("a damaged memory is logged and survived, one user's bad record losing none of the others', and replaced at the next choice")
     func damagedMemorySurvived() async throws {
         let dir = try Self.stateDirectory("damaged")
