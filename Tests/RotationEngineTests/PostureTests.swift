@@ -298,6 +298,25 @@ struct PostureTests {
     }
 }
 
+/// The rules that keep a shaken or nearly upright device's readings from misplacing the fold
+/// (`Docs/posture.md`, "The rules against misreadings"): each with synthetic samples that fail without it, and
+/// what the rule must not keep out.
+@Suite("Posture rules")
+struct PostureRuleTests {
+    @Test("stillRest: a first reading made while moving (10 % short of 1 g) is not what the parts read at rest: the fold is read as soon as from a still start")
+    func firstReadingWhileMoving() throws {
+        var trace = FoldTrace(hinge: 110)
+        trace.hold(2)
+        var moving = trace.samples
+        moving[0].acceleration = moving[0].acceleration * 0.9
+        moving[0].base = moving[0].base.map { $0 * 0.9 }
+        let still = try #require(postures(trace.samples).first)
+        let started = try #require(postures(moving).first)
+        #expect(started.posture == .laptop)
+        #expect(started.time <= still.time + 0.05, "still start at \(still.time) s, moving start at \(started.time) s")
+    }
+}
+
 @Suite("Camera direction")
 struct CameraDirectionTests {
     @Test("lid cameras face the person and away; base cameras follow the fold",
