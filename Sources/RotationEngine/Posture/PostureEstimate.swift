@@ -27,6 +27,9 @@ public struct PostureEstimate: Sendable {
     /// The angle roughly followed from every reading with gravity in it, steady or not, so that a fold made
     /// while moving still shows which side of flat the hinge went: only the side is taken from it.
     private var side: Double?
+    /// The time of the sample at which a reading was first found across the seam from the side in force, while
+    /// no reading on this side has been taken since (`noSeamJump`).
+    private var seamJumpSince: Double?
     /// Whether the keyboard is folded out of use (past `foldedEnter`, until back under `foldedLeave`).
     private var folded = false
     /// Since when the angle has stayed past `foldedEnter`, while not yet folded.
@@ -72,6 +75,7 @@ public struct PostureEstimate: Sendable {
             // A detachable without its base is a tablet; what the base read before says nothing now.
             hinge = nil
             side = nil
+            seamJumpSince = nil
             base.reset()
             next.baseRotation = nil
         }
@@ -91,12 +95,16 @@ public struct PostureEstimate: Sendable {
         let across = min(HingeGeometry.across(l), HingeGeometry.across(b))
         readable = across >= (readable ? PostureLimits.unreadableAcross : PostureLimits.readableAcross)
         guard readable, steady, let raw = HingeGeometry.angle(lid: l, base: b, minimumAcross: 0) else { return }
-        var previous = side ?? hinge
+        let known = side ?? hinge
+        var previous = known
         // With no history, a switch says which end an ambiguous reading is at; without one, closed is likelier.
         if previous == nil, s.tabletMode == true { previous = 360 }
         if s.lidClosed == true { previous = 0 }
-        hinge = HingeGeometry.resolve(raw, previous: previous, stableRange: PostureLimits.stableRange)
-        side = hinge
+        let angle = HingeGeometry.resolve(raw, previous: previous, stableRange: PostureLimits.stableRange)
+        // A closed lid switch puts the hinge at the closed end whatever was read before.
+        guard s.lidClosed == true || noSeamJump(angle, from: known, at: s.time) else { return }
+        hinge = angle
+        side = angle
     }
 
     /// Follows the side of flat the hinge is on from the latest raw readings while both are mostly gravity.
@@ -106,7 +114,29 @@ public struct PostureEstimate: Sendable {
               abs(b.length - base.rest) <= PostureLimits.sideDeviation * base.rest,
               let raw = HingeGeometry.angle(lid: s.acceleration, base: b, minimumAcross: PostureLimits.readableAcross)
         else { return }
-        side = HingeGeometry.resolve(raw, previous: side ?? hinge, stableRange: PostureLimits.stableRange)
+        let previous = side ?? hinge
+        let angle = HingeGeometry.resolve(raw, previous: previous, stableRange: PostureLimits.stableRange)
+        if noSeamJump(angle, from: previous, at: s.time) { side = angle }
+    }
+
+    /// **noSeamJump.** Whether `angle`, read at `t`, may follow `previous`: not when it lies across the 0°/360° seam
+    /// from it (more than 180° away along the hinge), unless a reading at an earlier sample found the same with no
+    /// reading on this side taken since. The hinge stops at both ends, so it cannot pass through the seam, where
+    /// closed and folded back read alike; the long way round is more than half a turn, which no hand folds between
+    /// two samples. A single such reading is a shaken or nearly upright device's direction error (352°, then 72°,
+    /// then 348° 0.3 s later); a fold that really went round is read across the seam again at the next reading,
+    /// and taken then. Returns whether the angle is taken.
+    private mutating func noSeamJump(_ angle: Double, from previous: Double?, at t: Double) -> Bool {
+        guard let previous, abs(angle - previous) > 180 else {
+            seamJumpSince = nil
+            return true
+        }
+        if let since = seamJumpSince, since < t {
+            seamJumpSince = nil
+            return true
+        }
+        seamJumpSince = t
+        return false
     }
 
     /// The posture the sources give, with each threshold's hysteresis; the current one while nothing decides.
