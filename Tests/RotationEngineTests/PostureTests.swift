@@ -367,6 +367,13 @@ struct PostureRuleTests {
         #expect(started.posture == .laptop)
         #expect(started.time <= still.time + 0.05, "still start at \(still.time) s, moving start at \(started.time) s")
     }
+
+    @Test("firstReadingFolded: a device folded back into a tablet before anything was read is a tablet from its first posture, no laptop first")
+    func startFoldedBack() {
+        var trace = FoldTrace(hinge: 330, baseTilt: 180)
+        trace.hold(2)
+        #expect(postures(trace.samples).map(\.posture) == [.tablet])
+    }
 }
 
 @Suite("Camera direction")

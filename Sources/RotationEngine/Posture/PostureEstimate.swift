@@ -66,6 +66,7 @@ public struct PostureEstimate: Sendable {
         // at all (the display asleep on its motion event, the base read meanwhile) does not.
         let baseHere = hadBase && (baseMissingSince.map { s.time - $0 <= PostureLimits.baseLostAfter } ?? true)
         var next = state
+        let firstAngle = hinge == nil
         if let sensor = s.hinge, sensor.isFinite {
             hinge = min(max(sensor, 0), 360)
             readable = true
@@ -79,7 +80,7 @@ public struct PostureEstimate: Sendable {
             base.reset()
             next.baseRotation = nil
         }
-        next.posture = decide(s, baseHere: baseHere)
+        next.posture = decide(s, baseHere: baseHere, firstAngle: firstAngle)
         next.hinge = published(next.posture)
         if next.hinge != nil || hinge == nil { next.heldHinge = next.hinge }
         if baseHere, let b = base.value { next.baseRotation = baseRotation(b, current: state.baseRotation) }
@@ -140,7 +141,7 @@ public struct PostureEstimate: Sendable {
     }
 
     /// The posture the sources give, with each threshold's hysteresis; the current one while nothing decides.
-    private mutating func decide(_ s: Sample, baseHere: Bool) -> Posture? {
+    private mutating func decide(_ s: Sample, baseHere: Bool, firstAngle: Bool) -> Posture? {
         if s.lidClosed == true { return .closed }
         guard let h = hinge else {
             if hadBase && !baseHere && s.hinge == nil { return .tablet }
@@ -160,6 +161,7 @@ public struct PostureEstimate: Sendable {
             let since = pastFoldedSince ?? s.time
             pastFoldedSince = since
             if h > PostureLimits.foldedEnter, s.time - since >= PostureLimits.foldedDwell { folded = true }
+            if firstReadingFolded(h, first: firstAngle) { folded = true }
         } else {
             pastFoldedSince = nil
         }
@@ -172,6 +174,14 @@ public struct PostureEstimate: Sendable {
         if share > PostureLimits.tentShare { return .tent }
         if share < -PostureLimits.tentShare { return .stand }
         return current == .tent ? .tent : .stand
+    }
+
+    /// **firstReadingFolded.** Whether the first angle known, `h`, is folded back far enough to need no dwell: at
+    /// or past `PostureLimits.tabletEnter`. The dwell tells a laptop opened flat, whose hinge wobbles up to
+    /// `foldedEnter`, from a fold passing it on its way; a first angle has no way before it to watch, and one
+    /// 120° past the threshold is no wobble of a laptop: the device was folded back before anything was read.
+    private func firstReadingFolded(_ h: Double, first: Bool) -> Bool {
+        first && h >= PostureLimits.tabletEnter
     }
 
     /// The hinge to publish: the angle in force in whole degrees, moved only in steps of `hingeStep` (or at a
