@@ -298,6 +298,84 @@ struct PostureTests {
     }
 }
 
+/// The rules that keep a shaken or nearly upright device's readings from misplacing the fold
+/// (`Docs/posture.md`, "The rules against misreadings"): each with synthetic samples that fail without it, and
+/// what the rule must not keep out.
+@Suite("Posture rules")
+struct PostureRuleTests {
+    /// A laptop folded through a stand back into a tablet at 352°, sampled `rate` times a second.
+    static func foldedBack(rate: Double) -> FoldTrace {
+        var trace = FoldTrace(hinge: 110)
+        trace.rate = rate
+        trace.hold(1)
+        trace.move(to: 280, baseTilt: 180, over: 2)
+        trace.move(to: 352, baseTilt: 0, over: 1.5)
+        trace.hold(2)
+        return trace
+    }
+
+    /// `foldedBack`, held 3 s more, its last sample before those replaced by a shaken reading of 72°: the lid 8 %
+    /// and the base 16 % off 1 g, so the side still follows it and the steady reading pauses.
+    static func tabletWithOneReadingAcrossTheSeam(rate: Double) -> [Sample] {
+        var trace = foldedBack(rate: rate)
+        let index = trace.samples.count - 1
+        trace.hold(3)
+        var samples = trace.samples
+        let (lid, base) = FoldTrace.readings(hinge: 72, baseTilt: 0, hingeTilt: 0)
+        samples[index].acceleration = lid * 1.08
+        samples[index].base = base * 0.84
+        return samples
+    }
+
+    @Test("noSeamJump: one shaken reading across the seam (352°, then 72°) leaves a tablet a tablet, never closed",
+          arguments: [10.0, 50])
+    func oneReadingAcrossTheSeam(rate: Double) {
+        let seen = postures(Self.tabletWithOneReadingAcrossTheSeam(rate: rate)).map(\.posture)
+        #expect(seen.last == .tablet)
+        #expect(!seen.contains(.closed), "\(seen)")
+        #expect(seen.filter { $0 == .tablet }.count == 1, "\(seen)")
+    }
+
+    @Test("noSeamJump: a fold that went round while nothing was read (the samples stopped) is still taken, within 0.5 s of the samples' return")
+    func foldRoundDuringAGap() throws {
+        let before = Self.foldedBack(rate: 10)
+        var after = FoldTrace(hinge: 100)
+        after.rate = 10
+        after.hold(2)
+        let resumed = before.time + 5
+        let samples = before.samples + after.samples.map { s in
+            var s = s
+            s.time += resumed
+            return s
+        }
+        let seen = postures(samples)
+        #expect(seen.suffix(2).map(\.posture) == [.tablet, .laptop], "\(seen)")
+        let opened = try #require(seen.last?.time)
+        #expect(opened - resumed <= 0.5)
+        #expect(states(samples).last?.state.hinge.map { abs($0 - 100) <= 5 } == true)
+    }
+
+    @Test("stillRest: a first reading made while moving (10 % short of 1 g) is not what the parts read at rest: the fold is read as soon as from a still start")
+    func firstReadingWhileMoving() throws {
+        var trace = FoldTrace(hinge: 110)
+        trace.hold(2)
+        var moving = trace.samples
+        moving[0].acceleration = moving[0].acceleration * 0.9
+        moving[0].base = moving[0].base.map { $0 * 0.9 }
+        let still = try #require(postures(trace.samples).first)
+        let started = try #require(postures(moving).first)
+        #expect(started.posture == .laptop)
+        #expect(started.time <= still.time + 0.05, "still start at \(still.time) s, moving start at \(started.time) s")
+    }
+
+    @Test("firstReadingFolded: a device folded back into a tablet before anything was read is a tablet from its first posture, no laptop first")
+    func startFoldedBack() {
+        var trace = FoldTrace(hinge: 330, baseTilt: 180)
+        trace.hold(2)
+        #expect(postures(trace.samples).map(\.posture) == [.tablet])
+    }
+}
+
 @Suite("Camera direction")
 struct CameraDirectionTests {
     @Test("lid cameras face the person and away; base cameras follow the fold",

@@ -27,6 +27,9 @@ public struct PostureEstimate: Sendable {
     /// The angle roughly followed from every reading with gravity in it, steady or not, so that a fold made
     /// while moving still shows which side of flat the hinge went: only the side is taken from it.
     private var side: Double?
+    /// The time of the sample at which a reading was first found across the seam from the side in force, while
+    /// no reading on this side has been taken since (`noSeamJump`).
+    private var seamJumpSince: Double?
     /// Whether the keyboard is folded out of use (past `foldedEnter`, until back under `foldedLeave`).
     private var folded = false
     /// Since when the angle has stayed past `foldedEnter`, while not yet folded.
@@ -63,6 +66,7 @@ public struct PostureEstimate: Sendable {
         // at all (the display asleep on its motion event, the base read meanwhile) does not.
         let baseHere = hadBase && (baseMissingSince.map { s.time - $0 <= PostureLimits.baseLostAfter } ?? true)
         var next = state
+        let firstAngle = hinge == nil
         if let sensor = s.hinge, sensor.isFinite {
             hinge = min(max(sensor, 0), 360)
             readable = true
@@ -72,10 +76,11 @@ public struct PostureEstimate: Sendable {
             // A detachable without its base is a tablet; what the base read before says nothing now.
             hinge = nil
             side = nil
+            seamJumpSince = nil
             base.reset()
             next.baseRotation = nil
         }
-        next.posture = decide(s, baseHere: baseHere)
+        next.posture = decide(s, baseHere: baseHere, firstAngle: firstAngle)
         next.hinge = published(next.posture)
         if next.hinge != nil || hinge == nil { next.heldHinge = next.hinge }
         if baseHere, let b = base.value { next.baseRotation = baseRotation(b, current: state.baseRotation) }
@@ -91,12 +96,16 @@ public struct PostureEstimate: Sendable {
         let across = min(HingeGeometry.across(l), HingeGeometry.across(b))
         readable = across >= (readable ? PostureLimits.unreadableAcross : PostureLimits.readableAcross)
         guard readable, steady, let raw = HingeGeometry.angle(lid: l, base: b, minimumAcross: 0) else { return }
-        var previous = side ?? hinge
+        let known = side ?? hinge
+        var previous = known
         // With no history, a switch says which end an ambiguous reading is at; without one, closed is likelier.
         if previous == nil, s.tabletMode == true { previous = 360 }
         if s.lidClosed == true { previous = 0 }
-        hinge = HingeGeometry.resolve(raw, previous: previous, stableRange: PostureLimits.stableRange)
-        side = hinge
+        let angle = HingeGeometry.resolve(raw, previous: previous, stableRange: PostureLimits.stableRange)
+        // A closed lid switch puts the hinge at the closed end whatever was read before.
+        guard s.lidClosed == true || noSeamJump(angle, from: known, at: s.time) else { return }
+        hinge = angle
+        side = angle
     }
 
     /// Follows the side of flat the hinge is on from the latest raw readings while both are mostly gravity.
@@ -106,11 +115,33 @@ public struct PostureEstimate: Sendable {
               abs(b.length - base.rest) <= PostureLimits.sideDeviation * base.rest,
               let raw = HingeGeometry.angle(lid: s.acceleration, base: b, minimumAcross: PostureLimits.readableAcross)
         else { return }
-        side = HingeGeometry.resolve(raw, previous: side ?? hinge, stableRange: PostureLimits.stableRange)
+        let previous = side ?? hinge
+        let angle = HingeGeometry.resolve(raw, previous: previous, stableRange: PostureLimits.stableRange)
+        if noSeamJump(angle, from: previous, at: s.time) { side = angle }
+    }
+
+    /// **noSeamJump.** Whether `angle`, read at `t`, may follow `previous`: not when it lies across the 0°/360° seam
+    /// from it (more than 180° away along the hinge), unless a reading at an earlier sample found the same with no
+    /// reading on this side taken since. The hinge stops at both ends, so it cannot pass through the seam, where
+    /// closed and folded back read alike; the long way round is more than half a turn, which no hand folds between
+    /// two samples. A single such reading is a shaken or nearly upright device's direction error (352°, then 72°,
+    /// then 348° 0.3 s later); a fold that really went round is read across the seam again at the next reading,
+    /// and taken then. Returns whether the angle is taken.
+    private mutating func noSeamJump(_ angle: Double, from previous: Double?, at t: Double) -> Bool {
+        guard let previous, abs(angle - previous) > 180 else {
+            seamJumpSince = nil
+            return true
+        }
+        if let since = seamJumpSince, since < t {
+            seamJumpSince = nil
+            return true
+        }
+        seamJumpSince = t
+        return false
     }
 
     /// The posture the sources give, with each threshold's hysteresis; the current one while nothing decides.
-    private mutating func decide(_ s: Sample, baseHere: Bool) -> Posture? {
+    private mutating func decide(_ s: Sample, baseHere: Bool, firstAngle: Bool) -> Posture? {
         if s.lidClosed == true { return .closed }
         guard let h = hinge else {
             if hadBase && !baseHere && s.hinge == nil { return .tablet }
@@ -130,6 +161,7 @@ public struct PostureEstimate: Sendable {
             let since = pastFoldedSince ?? s.time
             pastFoldedSince = since
             if h > PostureLimits.foldedEnter, s.time - since >= PostureLimits.foldedDwell { folded = true }
+            if firstReadingFolded(h, first: firstAngle) { folded = true }
         } else {
             pastFoldedSince = nil
         }
@@ -142,6 +174,14 @@ public struct PostureEstimate: Sendable {
         if share > PostureLimits.tentShare { return .tent }
         if share < -PostureLimits.tentShare { return .stand }
         return current == .tent ? .tent : .stand
+    }
+
+    /// **firstReadingFolded.** Whether the first angle known, `h`, is folded back far enough to need no dwell: at
+    /// or past `PostureLimits.tabletEnter`. The dwell tells a laptop opened flat, whose hinge wobbles up to
+    /// `foldedEnter`, from a fold passing it on its way; a first angle has no way before it to watch, and one
+    /// 120° past the threshold is no wobble of a laptop: the device was folded back before anything was read.
+    private func firstReadingFolded(_ h: Double, first: Bool) -> Bool {
+        first && h >= PostureLimits.tabletEnter
     }
 
     /// The hinge to publish: the angle in force in whole degrees, moved only in steps of `hingeStep` (or at a
