@@ -31,8 +31,8 @@ public struct HwdbEntry: Sendable, Hashable {
     /// The entry's lines, without line ends: the comment, the match line, each property after one space.
     public var lines: [String] {
         let machine = key.machine ?? "this machine"
-        let what = location == .base ? "the keyboard base's accelerometer" : "the display's accelerometer"
-        return ["# \(machine): \(what) (\(sensorName)), measured with rotationd --fix-mount", key.match]
+        let what = location == .base ? "keyboard base" : "display"
+        return ["# \(machine): \(what) accelerometer (\(sensorName)), from rotationd --fix-mount", key.match]
             + properties.map { " " + $0 }
     }
 

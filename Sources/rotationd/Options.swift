@@ -39,6 +39,13 @@ struct Options {
                             and capture mode, and every camera, with where its facing and mount come from; the
                             display accelerometer is read for up to 3 s to tell what 1 g reads on it
       --print               read the live sensor and print the JSON lines published, one per change
+      --fix-mount           fix a screen that turns the wrong way: hold the device in three poses (and a
+                            convertible's keyboard base in three more), and rotationd works out each
+                            accelerometer's mount matrix, prints the hwdb entry for this machine and, when
+                            you agree, installs it in /etc/udev/hwdb.d/61-sensor-local.hwdb, has udev apply
+                            it and checks it with one more pose (Docs/hwdb-quirks.md). Needs root to install;
+                            the rotationd service may keep running
+      --yes                 with --fix-mount: install the entry without asking
       --record FILE.csv     read the live sensor and write its calibrated samples as a trace (always
                             at the full rate)
       --rate HZ             live sample rate while the device moves (default 50)
@@ -125,6 +132,8 @@ struct Options {
             case "--samples-group": o.daemon.samplesGroup = try value(a)
             case "--client-timeout": o.daemon.clientTimeout = try positive(a, try value(a))
             case "--speed": o.daemon.speed = try positive(a, try value(a))
+            case "--fix-mount": o.daemon.fixMount = true
+            case "--yes": o.daemon.assumeYes = true
             case "--verbose": o.verbose = true
             case "--full-rate": o.daemon.fullRate = true
             case "--version": o.version = true
@@ -147,6 +156,12 @@ struct Options {
             }
         }
         let serveOnly = ["--socket-mode", "--samples-group", "--client-timeout"]
+        if o.daemon.fixMount {
+            try refuse(given.subtracting(["--fix-mount", "--yes", "--verbose"]).sorted(),
+                       "cannot be combined with --fix-mount, which only measures the mount matrix and installs its fix")
+        } else {
+            try refuse(["--yes"], "applies only to --fix-mount")
+        }
         if o.daemon.list {
             try refuse(["--replay", "--print", "--record", "--serve", "--socket", "--always", "--realtime", "--speed",
                         "--set", "--full-rate", "--tablet-mode-switch"] + serveOnly,

@@ -58,7 +58,7 @@ struct HwdbEntryTests {
     @Test("an entry is a comment, the match line, and each property after one space; a base's says ACCEL_LOCATION=base")
     func entryText() throws {
         #expect(try Self.entry().lines == [
-            "# ONDA V975w V1.0: the display's accelerometer (bmc150_accel), measured with rotationd --fix-mount",
+            "# ONDA V975w V1.0: display accelerometer (bmc150_accel), from rotationd --fix-mount",
             "sensor:modalias:acpi:BOSC0200*:dmi:*:svnONDA:pnV975w:pvrV1.0:*",
             " ACCEL_MOUNT_MATRIX=0, -1, 0; -1, 0, 0; 0, 0, 1",
         ])
@@ -104,7 +104,7 @@ struct HwdbEntryTests {
             sensor:modalias:acpi:KIOX000A*:dmi:*:svnOther:*
              ACCEL_MOUNT_MATRIX=-1, 0, 0; 0, 1, 0; 0, 0, 1
 
-            # ONDA V975w V1.0: the display's accelerometer (bmc150_accel), measured with rotationd --fix-mount
+            # ONDA V975w V1.0: display accelerometer (bmc150_accel), from rotationd --fix-mount
             sensor:modalias:acpi:BOSC0200*:dmi:*:svnONDA:pnV975w:pvrV1.0:*
              ACCEL_MOUNT_MATRIX=0, -1, 0; -1, 0, 0; 0, 0, 1
              ANGLVEL_MOUNT_MATRIX=1, 0, 0; 0, 1, 0; 0, 0, 1

@@ -79,7 +79,8 @@ public enum Step: Sendable, Hashable, Encodable {
     case run(_ argv: [String])
     /// Sends the program SIGTERM and waits for it.
     case stop
-    /// Waits up to `within` s for the program to exit by itself; fails if it does not.
+    /// Waits up to `within` s for the program to exit by itself; fails if it does not. Its exit status is in the
+    /// results (`exitStatus`).
     case exit(within: Double)
     /// Emulates a camera sensor sub-device at `node`: its V4L2 controls answer with `controls`
     /// (`"orientation"`: 0 front, 1 back, 2 external; `"rotation"`: degrees); a control left out is absent.
