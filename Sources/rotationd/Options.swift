@@ -108,18 +108,7 @@ struct Options {
                     throw UsageError(description: "--rate \(text): expected a rate in Hz between 0.1 and 10000, such as 50")
                 }
                 o.daemon.rate = hz
-            case "--camera":
-                let camera = try parseCamera(try value(a))
-                guard !o.daemon.cameras.contains(where: { $0.name == camera.name }) else {
-                    throw UsageError(description: "--camera \(camera.name): a camera by that name is already configured; give each camera a different name")
-                }
-                if let device = camera.device, o.daemon.cameras.contains(where: { $0.device == device }) {
-                    throw UsageError(description: "--camera \(camera.name): another camera is configured with \(device); give each device once")
-                }
-                guard o.daemon.cameras.count < Camera.maxCount else {
-                    throw UsageError(description: "--camera \(camera.name): at most \(Camera.maxCount) cameras can be configured")
-                }
-                o.daemon.cameras.append(camera)
+            case "--camera": try add(try parseCamera(try value(a)), to: &o.daemon.cameras)
             case "--set": try parseSetting(try value(a), into: &o.daemon.configuration)
             case "--serve": o.daemon.serve = true
             case "--socket": o.daemon.socket = try value(a); o.daemon.serve = true
@@ -181,6 +170,20 @@ struct Options {
                 try refuse(["--always"] + serveOnly, "applies only when serving (--serve or --socket); --print and --record sample all the time")
             }
         }
+    }
+
+    /// Adds a `--camera` to `cameras`, refusing a name or a device given twice, or one camera too many.
+    static func add(_ camera: Camera, to cameras: inout [Camera]) throws(UsageError) {
+        guard !cameras.contains(where: { $0.name == camera.name }) else {
+            throw UsageError(description: "--camera \(camera.name): a camera by that name is already configured; give each camera a different name")
+        }
+        if let device = camera.device, cameras.contains(where: { $0.device == device }) {
+            throw UsageError(description: "--camera \(camera.name): another camera is configured with \(device); give each device once")
+        }
+        guard cameras.count < Camera.maxCount else {
+            throw UsageError(description: "--camera \(camera.name): at most \(Camera.maxCount) cameras can be configured")
+        }
+        cameras.append(camera)
     }
 
     static func positive(_ flag: String, _ v: String) throws(UsageError) -> Double {
