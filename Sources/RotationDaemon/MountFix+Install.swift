@@ -14,8 +14,8 @@ extension MountFix {
             if assumeYes { throw .notRoot(path: installer.path) }
             return false
         }
-        let where_ = installer.live ? "" : " (under \(installer.root), not the running system)"
-        guard assumeYes || console.ask("Install it in \(installer.path)\(where_) and reload udev's database?") else {
+        let scratch = installer.live ? "" : " (under \(installer.root), not the running system)"
+        guard assumeYes || console.ask("Install it in \(installer.path)\(scratch) and reload udev's database?") else {
             let why = console.interactive ? "" : " (give --yes to install without a question)"
             console.paragraph("Not installed\(why). To install it yourself, run:")
             console.say()

@@ -2,7 +2,7 @@ import Glibc
 import RotationSensors
 
 /// Why `rotationd --fix-mount` stopped, and how to get past it.
-public enum MountFixError: Error, Sendable, CustomStringConvertible {
+enum MountFixError: Error, Sendable, CustomStringConvertible {
     /// No accelerometer was found (`rejected` lists the ones that cannot be used, and why).
     case noAccelerometer(rejected: [String])
     /// Discovery itself failed.
@@ -31,7 +31,7 @@ public enum MountFixError: Error, Sendable, CustomStringConvertible {
     case checkFailed(pose: String, reads: String)
 
     /// What failed and how to fix it.
-    public var description: String {
+    var description: String {
         switch self {
         case .noAccelerometer(let rejected):
             return "no accelerometer found: looked for \(SensorDiscovery.lookingFor)"
