@@ -3,8 +3,9 @@ import CMalloc
 /// A rotationd run: wires the chosen input to the engine and the engine to the outputs, and runs until done.
 ///
 /// The mode follows from the options: a replay or `serve` serves or prints (`Serve`), `list` lists what was
-/// found, `print` or `record` follow the live sensor with one permanent subscriber, and with none of these
-/// the live sensor is served on the socket, as the service unit runs it.
+/// found, `fixMount` guides a fix of the mount matrix (`MountFix`), `print` or `record` follow the live sensor
+/// with one permanent subscriber, and with none of these the live sensor is served on the socket, as the service
+/// unit runs it.
 public struct Daemon: Sendable {
     /// What to run.
     public let options: DaemonOptions
@@ -21,6 +22,9 @@ public struct Daemon: Sendable {
         _ = rotationd_malloc_one_arena()
         if options.replay != nil || options.serve {
             return Serve(options: options).run()
+        }
+        if options.fixMount {
+            return MountFix(assumeYes: options.assumeYes).run()
         }
         if options.list {
             return Listing.run(options)

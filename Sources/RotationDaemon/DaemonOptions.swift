@@ -43,6 +43,11 @@ public struct DaemonOptions: Sendable {
     /// Whether rotationd makes a tablet-mode switch of its own through uinput (`--tablet-mode-switch`).
     public var tabletModeSwitch = false
 
+    /// Whether to run the guided fix of a wrong mount matrix (`--fix-mount`).
+    public var fixMount = false
+    /// Whether `--fix-mount` installs its entry without asking (`--yes`).
+    public var assumeYes = false
+
     /// Options with every default: serve nothing, print nothing, the live sensor at 50 Hz.
     public init() {}
 

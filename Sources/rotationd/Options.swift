@@ -39,6 +39,13 @@ struct Options {
                             and capture mode, and every camera, with where its facing and mount come from; the
                             display accelerometer is read for up to 3 s to tell what 1 g reads on it
       --print               read the live sensor and print the JSON lines published, one per change
+      --fix-mount           fix a screen that turns the wrong way: hold the device in three poses (and a
+                            convertible's keyboard base in three more), and rotationd works out each
+                            accelerometer's mount matrix, prints the hwdb entry for this machine and, when
+                            you agree, installs it in /etc/udev/hwdb.d/61-sensor-local.hwdb, has udev apply
+                            it and checks it with one more pose (Docs/hwdb-quirks.md). Needs root to install;
+                            the rotationd service may keep running
+      --yes                 with --fix-mount: install the entry without asking
       --record FILE.csv     read the live sensor and write its calibrated samples as a trace (always
                             at the full rate)
       --rate HZ             live sample rate while the device moves (default 50)
@@ -101,18 +108,7 @@ struct Options {
                     throw UsageError(description: "--rate \(text): expected a rate in Hz between 0.1 and 10000, such as 50")
                 }
                 o.daemon.rate = hz
-            case "--camera":
-                let camera = try parseCamera(try value(a))
-                guard !o.daemon.cameras.contains(where: { $0.name == camera.name }) else {
-                    throw UsageError(description: "--camera \(camera.name): a camera by that name is already configured; give each camera a different name")
-                }
-                if let device = camera.device, o.daemon.cameras.contains(where: { $0.device == device }) {
-                    throw UsageError(description: "--camera \(camera.name): another camera is configured with \(device); give each device once")
-                }
-                guard o.daemon.cameras.count < Camera.maxCount else {
-                    throw UsageError(description: "--camera \(camera.name): at most \(Camera.maxCount) cameras can be configured")
-                }
-                o.daemon.cameras.append(camera)
+            case "--camera": try add(try parseCamera(try value(a)), to: &o.daemon.cameras)
             case "--set": try parseSetting(try value(a), into: &o.daemon.configuration)
             case "--serve": o.daemon.serve = true
             case "--socket": o.daemon.socket = try value(a); o.daemon.serve = true
@@ -125,6 +121,8 @@ struct Options {
             case "--samples-group": o.daemon.samplesGroup = try value(a)
             case "--client-timeout": o.daemon.clientTimeout = try positive(a, try value(a))
             case "--speed": o.daemon.speed = try positive(a, try value(a))
+            case "--fix-mount": o.daemon.fixMount = true
+            case "--yes": o.daemon.assumeYes = true
             case "--verbose": o.verbose = true
             case "--full-rate": o.daemon.fullRate = true
             case "--version": o.version = true
@@ -147,6 +145,12 @@ struct Options {
             }
         }
         let serveOnly = ["--socket-mode", "--samples-group", "--client-timeout"]
+        if o.daemon.fixMount {
+            try refuse(given.subtracting(["--fix-mount", "--yes", "--verbose"]).sorted(),
+                       "cannot be combined with --fix-mount, which only measures the mount matrix and installs its fix")
+        } else {
+            try refuse(["--yes"], "applies only to --fix-mount")
+        }
         if o.daemon.list {
             try refuse(["--replay", "--print", "--record", "--serve", "--socket", "--always", "--realtime", "--speed",
                         "--set", "--full-rate", "--tablet-mode-switch"] + serveOnly,
@@ -166,6 +170,20 @@ struct Options {
                 try refuse(["--always"] + serveOnly, "applies only when serving (--serve or --socket); --print and --record sample all the time")
             }
         }
+    }
+
+    /// Adds a `--camera` to `cameras`, refusing a name or a device given twice, or one camera too many.
+    static func add(_ camera: Camera, to cameras: inout [Camera]) throws(UsageError) {
+        guard !cameras.contains(where: { $0.name == camera.name }) else {
+            throw UsageError(description: "--camera \(camera.name): a camera by that name is already configured; give each camera a different name")
+        }
+        if let device = camera.device, cameras.contains(where: { $0.device == device }) {
+            throw UsageError(description: "--camera \(camera.name): another camera is configured with \(device); give each device once")
+        }
+        guard cameras.count < Camera.maxCount else {
+            throw UsageError(description: "--camera \(camera.name): at most \(Camera.maxCount) cameras can be configured")
+        }
+        cameras.append(camera)
     }
 
     static func positive(_ flag: String, _ v: String) throws(UsageError) -> Double {

@@ -30,6 +30,9 @@ struct OptionCombinationTests {
         (["--list", "--tablet-mode-switch"], "--tablet-mode-switch cannot be combined with --list"),
         (["--replay", "/tmp/rotationd-no-such-trace.csv", "--rate", "30"], "--rate applies to the live sensor, not to --replay"),
         (["--replay", "/tmp/rotationd-no-such-trace.csv", "--speed", "2"], "--speed paces a replay"),
+        (["--fix-mount", "--print"], "--print cannot be combined with --fix-mount"),
+        (["--fix-mount", "--yes", "--rate", "30"], "--rate cannot be combined with --fix-mount"),
+        (["--list", "--yes"], "--yes applies only to --fix-mount"),
     ])
     func refused(arguments: [String], message: String) throws {
         let r = try Self.run(arguments)

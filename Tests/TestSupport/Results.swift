@@ -110,6 +110,8 @@ public struct Results: Sendable {
     public var wakeUps: [WakeUps] { events.compactMap { if case .wakeUps(let w) = $0 { w } else { nil } } }
     /// What each `Step.readSwitches` read back through evdev, in order.
     public var switchReadings: [SwitchReading] { events.compactMap { if case .switchesRead(let r) = $0 { r } else { nil } } }
+    /// The program's exit status, once an `exit` step saw it end by itself.
+    public var exitStatus: Int? { events.lazy.compactMap { if case .exited(let s) = $0 { s } else { nil } }.first }
     /// The driver's exit status, if it ended by itself.
     public var endStatus: Int? { events.lazy.compactMap { if case .end(let s) = $0 { s } else { nil } }.first }
 }
@@ -154,6 +156,8 @@ public enum DriverEvent: Sendable, Decodable {
     case socket(connection: Int, TimedLine)
     case neighbourOutput(name: String, stream: String, TimedLine)
     case failure(DriverFailure)
+    /// The program's exit status, seen by an `exit` step.
+    case exited(status: Int)
     /// The driver's exit status.
     case end(status: Int)
     /// An event this version does not know.
@@ -197,6 +201,7 @@ public enum DriverEvent: Sendable, Decodable {
         case "neighbour-output":
             self = .neighbourOutput(name: try c.decode(String.self, forKey: .name), stream: try c.decode(String.self, forKey: .stream), try timed())
         case "failure": self = .failure(try DriverFailure(from: decoder))
+        case "exited": self = .exited(status: try c.decode(Int.self, forKey: .status))
         case "end": self = .end(status: try c.decode(Int.self, forKey: .status))
         default: self = .other(event)
         }

@@ -82,7 +82,8 @@ public enum Step: Sendable, Hashable, Encodable {
     case run(_ argv: [String])
     /// Sends the program SIGTERM and waits for it.
     case stop
-    /// Waits up to `within` s for the program to exit by itself; fails if it does not.
+    /// Waits up to `within` s for the program to exit by itself; fails if it does not. Its exit status is in the
+    /// results (`exitStatus`).
     case exit(within: Double)
     /// Sends the program `signal` (a name without SIG: `KILL`, `SEGV`) and waits up to 10 s for it to end.
     case kill(_ signal: String)

@@ -76,11 +76,12 @@ def kill_step(run, name):
 
 def exit_step(run, seconds):
     """["exit", SECONDS]
-    Wait for PROGRAM to exit by itself."""
+    Wait for PROGRAM to exit by itself; prints "exit: the program exited with status N" (N negative for a signal)."""
     try:
-        _running(run).proc.wait(seconds)
+        status = _running(run).proc.wait(seconds)
     except subprocess.TimeoutExpired:
         raise Failure("the program did not exit within %ss" % seconds)
+    results.say("exit: the program exited with status %d" % status, "exited", status=status)
 
 
 def run_step(run, argv):
