@@ -7,7 +7,7 @@ func resolvedPath(_ path: String) -> String? {
     // free again.
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     guard realpath(path, &buffer) != nil else { return nil }
-    return String(cString: buffer)
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 extension StateEvent {
