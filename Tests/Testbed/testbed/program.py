@@ -16,7 +16,8 @@ def start(run):
     """["start"]
     Start PROGRAM, under the emulated kernel (iio-kernel.so in front of umockdev's preload) with the devices'
     kernel rules and PLAY_STARTED_FILE and SUSPEND_WOKE_FILE in its environment. Without a "start" step PROGRAM
-    never runs and nothing is built for it."""
+    never runs and nothing is built for it. A "start" after PROGRAM ended starts it again, in the same testbed;
+    the report then gives the output of the last run."""
     sleeps = any(s[0] == "suspend" for s in run.actions)
     run.env = run.env or kernel_environment(run.root, run.rules, run.kernel_log, sleeps)
     # A program that acts on a played trace's turns (iio-events.py) times itself from its start, which the "play"
@@ -60,6 +61,33 @@ def exit_step(run, seconds):
         _running(run).proc.wait(seconds)
     except subprocess.TimeoutExpired:
         raise Failure("the program did not exit within %ss" % seconds)
+
+
+def signal_step(run, name):
+    """["signal", NAME]
+    Send PROGRAM the signal NAME (TERM, INT, SEGV, ABRT, KILL...), as systemd or a crash would, and go on at once
+    ("ended" waits for its end)."""
+    number = getattr(signal, "SIG" + name, None)
+    if not isinstance(number, int):
+        raise Failure("no signal SIG%s" % name)
+    _running(run).proc.send_signal(number)
+    results.say("program: sent SIG%s" % name)
+
+
+def ended_step(run, how, seconds):
+    """["ended", HOW, SECONDS]
+    Wait up to SECONDS for PROGRAM to end, and fail unless it ended as HOW says: "status N" (it exited with N), or
+    "signal NAME" (a signal's default action ended it, as systemd sees a crash: "signal SEGV"). A later "start"
+    starts it again."""
+    proc = _running(run).proc
+    try:
+        code = proc.wait(seconds)
+    except subprocess.TimeoutExpired:
+        raise Failure("the program did not end within %ss" % seconds)
+    ended = "status %d" % code if code >= 0 else "signal %s" % signal.Signals(-code).name[3:]
+    results.say("program: ended, %s" % ended)
+    if ended != how:
+        raise Failure("the program ended with %s, expected %s" % (ended, how))
 
 
 def run_step(run, argv):

@@ -11,6 +11,7 @@ from gi.repository import UMockdev  # noqa: E402
 
 from . import results  # noqa: E402
 from .cameras import end_guard  # noqa: E402
+from .desktop import end_desktop  # noqa: E402
 from .common import FIXTURES, STOPPING, Failure, give, read_lines  # noqa: E402
 from .program import stop  # noqa: E402
 
@@ -34,7 +35,7 @@ class Run:
         self.env = self.proc = self.out = self.err = None
         self.sock = self.sock_stream = None
         self.sock_streams, self.feeders, self.sensors = [], {}, {}
-        self.guard = self.neighbours = self.clock = None
+        self.guard = self.neighbours = self.clock = self.desktop = None
         self.parts, self.holds = [], []
         self.index, self.step, self.late_failure = 0, None, None
         if user is not None:
@@ -92,6 +93,7 @@ def end(run, failure):
     # leave the program a silent buffer for as long as its own shutdown takes.
     if run.proc is not None:
         stop(run.proc)
+    end_desktop(run)
     for f in run.feeders.values():
         f.report()
     if run.neighbours is not None:
