@@ -142,6 +142,15 @@ static inline int rotationd_failsafe_install(const int *signals, int count, long
     return 0;
 }
 
+/* Unblocks the `count` signals in `signals` in the calling thread (and the threads it starts after): a crash
+ * signal that a parent left blocked would be held off by kill(), and a fault's would bypass the handler. */
+static inline int rotationd_failsafe_unblock(const int *signals, int count) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int i = 0; i < count; i++) sigaddset(&set, signals[i]);
+    return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
 /* Arms the handler for the switch on the uinput descriptor `fd`, and the journal's descriptor with the `size`
  * bytes of `line` recording its 0 (`journal` -1 for none); `fd` -1 disarms it. */
 static inline void rotationd_failsafe_arm(int fd, int journal, const char *line, size_t size) {

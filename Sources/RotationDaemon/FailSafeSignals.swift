@@ -13,13 +13,18 @@ import Glibc
 /// rotationd. `SIGTERM` and `SIGINT` are taken by the service's own shutdown, which turns the switch off itself;
 /// `SIGKILL` cannot be caught: the journal tells the next run (`TabletModeSwitch`).
 enum FailSafeSignals {
-    static let signals: [Int32] = [SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGQUIT, SIGXCPU, SIGXFSZ, SIGHUP]
+    static let crashes: [Int32] = [SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGQUIT, SIGXCPU, SIGXFSZ]
+    static let signals = crashes + [SIGHUP]
 
     /// Whether the handler is installed: done once, on first use, with an alternate signal stack for the thread
-    /// that installs it (the main thread), so that a stack overflow is handled too.
+    /// that installs it (the main thread), so that a stack overflow is handled too. The crash signals are
+    /// unblocked there (and so in the threads started after): a parent may leave them blocked, which would keep
+    /// a `kill()` pending and let a fault bypass the handler. `SIGHUP` keeps its mask: `--print` takes it as a
+    /// stop (`PermanentSubscriber`).
     private static let installed: Bool = {
         let grace = Int(TabletModeSwitch.readGrace * 1e9)
-        return signals.withUnsafeBufferPointer { rotationd_failsafe_install($0.baseAddress, Int32($0.count), grace) } == 0
+        guard signals.withUnsafeBufferPointer({ rotationd_failsafe_install($0.baseAddress, Int32($0.count), grace) }) == 0 else { return false }
+        return crashes.withUnsafeBufferPointer { rotationd_failsafe_unblock($0.baseAddress, Int32($0.count)) } == 0
     }()
 
     /// Installs the handler (once); false, with errno, when it could not be.

@@ -116,6 +116,23 @@ public enum Step: Sendable, Hashable, Encodable {
     /// the emulated uinput created.
     case readSwitches(_ node: String, _ expected: [InputSwitch: Bool], within: Double = Tolerance.reply)
 
+    /// Emulates the internal keyboard at `node` (an event node of the devices, on the i8042 bus, such as
+    /// `internal-keyboard.umockdev`'s `/dev/input/event0`) named `name`, with udev's database entry, so that
+    /// libinput takes it.
+    case keyboard(_ node: String, name: String)
+    /// Types key `code` (30: `KEY_A`) on a `keyboard` device: a press and a release.
+    case key(_ node: String, _ code: Int)
+    /// Starts the real libinput beside the program (its udev backend, seat0, as a compositor runs it) and waits up
+    /// to `within` s until it has taken the devices; its lines are the neighbour `"libinput"`'s (`LibinputLines`).
+    case libinput(within: Double = Tolerance.reply)
+    /// Waits up to `within` s for a line of libinput's matching `pattern` after the last match.
+    case waitLibinput(_ pattern: String, within: Double = Tolerance.reply)
+    /// Sends the program the signal `name` (`"TERM"`, `"SEGV"`, `"KILL"`) and goes on at once.
+    case signal(_ name: String)
+    /// Waits up to `within` s for the program to end, and fails unless it ended as `how` says: `"status 0"`, or
+    /// `"signal SEGV"` (the signal's default action ended it). A `start` after it starts the program again.
+    case ended(_ how: String, within: Double = Tolerance.exit)
+
     /// The node `readSwitches` reads when given this: the one the emulated uinput created (`Step.uinput`).
     public static let madeByUInput = "uinput"
 
@@ -168,6 +185,12 @@ public enum Step: Sendable, Hashable, Encodable {
                         .object(Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, .int($0.value ? 1 : 0)) })))
         case .flip(let node, let which, let on): return list("switch", .string(node), .string(which.rawValue), .int(on ? 1 : 0))
         case .uinput: return list("uinput")
+        case .keyboard(let node, let name): return list("keyboard", .string(node), .string(name))
+        case .key(let node, let code): return list("key", .string(node), .int(code))
+        case .libinput(let within): return list("libinput", .double(within))
+        case .waitLibinput(let pattern, let within): return list("wait-libinput", .string(pattern), .double(within))
+        case .signal(let name): return list("signal", .string(name))
+        case .ended(let how, let within): return list("ended", .string(how), .double(within))
         case .readSwitches(let node, let expected, let within):
             return list("read-switches", .string(node),
                         .object(Dictionary(uniqueKeysWithValues: expected.map { ($0.key.rawValue, .int($0.value ? 1 : 0)) })), .double(within))
