@@ -28,6 +28,8 @@ let package = Package(
         // The timerfd that learns of a resume (<sys/timerfd.h>, libc6-dev).
         .systemLibrary(name: "CWake"),
         .systemLibrary(name: "CInput"),
+        // The tablet-mode switch's crash handler (<signal.h>, <linux/input.h>): the switch's 0 written as rotationd dies.
+        .systemLibrary(name: "CFailSafe"),
         // malloc_trim (<malloc.h>, libc6-dev), for the resident trim.
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(
@@ -43,7 +45,7 @@ let package = Package(
         .target(name: "RotationClient", dependencies: ["RotationProtocol"]),
         // The live service's wiring and policy, which the rotationd executable runs after parsing its options.
         .target(name: "RotationDaemon", dependencies: ["RotationProtocol", "RotationEngine", "RotationSensors", "RotationCameras",
-                                                       "RotationService", "CMalloc", "CInput"]),
+                                                       "RotationService", "CMalloc", "CInput", "CFailSafe"]),
         .executableTarget(name: "rotationd", dependencies: ["RotationDaemon", "RotationProtocol", "RotationEngine", "RotationSensors",
                                                             "RotationService"]),
         .executableTarget(name: "rotwatch", dependencies: ["RotationProtocol", "RotationClient"]),

@@ -29,12 +29,14 @@ set -e
 #     monitor-sensor over a private system bus):  iio-sensor-proxy, dbus (dbus-daemon)
 #   rotationd --fix-mount's tests (MountFixTests):  udev (systemd-hwdb, which compiles and queries the entry it
 #     installs under a scratch root), tmux (the guide driven in a terminal, its screen read back)
+#   the tablet-mode switch's fail-safe seen by the real libinput (TabletModeSwitchSafetyTests: the test bed's
+#     libinput step builds Tests/Testbed/probes/libinput-seat.c):  libinput-dev (with libinput10)
 PKGS="libiio-dev libudev-dev linux-libc-dev umockdev python3-gi gir1.2-umockdev-1.0 systemd libiio-utils make socat locales gcc libc6-dev
       debhelper scdoc man-db bash-completion binutils dpkg-dev init-system-helpers lintian acl
       gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 python3-gst-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good
       gstreamer1.0-plugins-ugly libimage-exiftool-perl ffmpeg bubblewrap valgrind
       libjson-c-dev libgstreamer1.0-dev pkgconf gstreamer1.0-plugins-bad gstreamer1.0-tools systemd-container
-      sway qt6-sensors-dev qt6-base-dev-tools g++ iio-sensor-proxy dbus udev tmux"
+      sway qt6-sensors-dev qt6-base-dev-tools g++ iio-sensor-proxy dbus udev tmux libinput-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -4,24 +4,36 @@ import Glibc
 /// frequency, a trigger) with the value it found, kept until the capture has put them back: after a crash, the
 /// next capture puts back exactly what was rotationd's own, and nothing of another program's.
 ///
-/// One file per process, `capture-PID` in `directory`, held locked (`flock`) while the process lives; a file whose
-/// lock can be taken belongs to a process that ended without putting its changes back. The directory outlives
+/// One file per process and kind, `KIND-PID` in `directory` (`capture-PID` for the sensors, `switch-PID` for the
+/// tablet-mode switch rotationd makes, which records each value it reports), held locked (`flock`) while the
+/// process lives; a file whose lock can be taken belongs to a process that ended without putting its changes back. The directory outlives
 /// the process: systemd's `RuntimeDirectory=rotationd/sensors` with `RuntimeDirectoryPreserve=restart`, so it is
 /// kept across `Restart=on-failure`. Each change is one appended line, `changed ID NAME FILE VALUE`
-/// (tab-separated), written before the attribute is. Owned by the sensor thread.
-final class SettingsJournal {
+/// (tab-separated), written before the attribute is. Owned by one thread at a time (the sensor thread for the
+/// sensors).
+public final class SettingsJournal {
     /// One attribute changed, and the value it held before.
-    struct Entry: Equatable {
-        var id: String
-        var name: String
-        var file: String
-        var value: String
+    public struct Entry: Equatable, Sendable {
+        public var id: String
+        public var name: String
+        public var file: String
+        public var value: String
+
+        public init(id: String, name: String, file: String, value: String) {
+            self.id = id
+            self.name = name
+            self.file = file
+            self.value = value
+        }
+
+        /// The entry's line in the journal: `changed ID NAME FILE VALUE`, tab-separated, with its newline.
+        public var line: String { "changed\t\(id)\t\(name)\t\(file)\t\(value)\n" }
     }
 
     /// Where the journals are: `$RUNTIME_DIRECTORY/sensors` when systemd (or a test) gives a runtime directory
     /// (`rotationd/sensors` inside it when it names rotationd's socket directory), else `/run/rotationd/sensors`
     /// as root, else `$XDG_RUNTIME_DIR/rotationd-sensors`; nil when there is none.
-    static var directory: String? {
+    public static var directory: String? {
         if let dirs = getenv("RUNTIME_DIRECTORY").map({ String(cString: $0) }), let first = dirs.split(separator: ":").first {
             // systemd passes every RuntimeDirectory= as a path; the unit asks for rotationd/sensors.
             return first.hasSuffix("/sensors") ? String(first) : first + "/sensors"
@@ -34,24 +46,32 @@ final class SettingsJournal {
     private var fd: Int32 = -1
     private var failed = false
 
-    /// A journal for this process in `directory`; nothing is created until the first change.
-    init(directory: String) {
-        path = directory + "/capture-\(getpid())"
+    /// What is lost when the journal cannot be written, for the warning that says so.
+    private let loss: String
+
+    /// A journal of `kind` for this process in `directory`; nothing is created until the first change. `loss`
+    /// says what goes unrecorded if the file cannot be written.
+    public init(directory: String, kind: String = "capture",
+                loss: String = "what rotationd changes on the sensors is not recorded, so after a crash it cannot be put back") {
+        path = directory + "/\(kind)-\(getpid())"
+        self.loss = loss
     }
 
     deinit { clear() }
 
     /// Records that `file` of device `id` (named `name`) held `value` before this process changed it.
-    func record(_ entry: Entry) {
+    public func record(_ entry: Entry) {
         guard open() else { return }
-        let line = "changed\t\(entry.id)\t\(entry.name)\t\(entry.file)\t\(entry.value)\n"
-        if !OutputStreamFD(fd: fd).write(line) || fdatasync(fd) != 0 {
+        if !OutputStreamFD(fd: fd).write(entry.line) || fdatasync(fd) != 0 {
             warnOnce(SystemError(operation: "write", path: path, errno: errno))
         }
     }
 
+    /// The journal's open descriptor (appending), made now if need be; -1 when it cannot be written.
+    public var descriptor: Int32 { open() ? fd : -1 }
+
     /// Forgets every record (all changes are put back): the file is removed.
-    func clear() {
+    public func clear() {
         guard fd >= 0 else { return }
         unlink(path)
         Glibc.close(fd)
@@ -75,7 +95,7 @@ final class SettingsJournal {
     }
 
     private func warnOnce(_ error: SystemError) {
-        SensorLog.once(.warning, "\(error): what rotationd changes on the sensors is not recorded, so after a crash it cannot be put back (give the service a writable runtime directory: RuntimeDirectory=rotationd/sensors)")
+        SensorLog.once(.warning, "\(error): \(loss) (give the service a writable runtime directory: RuntimeDirectory=rotationd/sensors)")
     }
 
     private static func makeDirectories(_ dir: String) {
@@ -86,16 +106,16 @@ final class SettingsJournal {
         }
     }
 
-    /// The records of processes that ended without putting their changes back, each file locked while it is read
-    /// and removed once `putBack` has seen it; this process's own is skipped.
-    static func recover(in directory: String, putBack: ([Entry], Int32) -> Void) {
+    /// The records of `kind` of processes that ended without putting their changes back, each file locked while it
+    /// is read and removed once `putBack` has seen it; this process's own is skipped.
+    public static func recover(in directory: String, kind: String = "capture", putBack: ([Entry], Int32) -> Void) {
         guard let dir = opendir(directory) else { return }
         var names: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
-            if name.hasPrefix("capture-"), name != "capture-\(getpid())" { names.append(name) }
+            if name.hasPrefix(kind + "-"), name != "\(kind)-\(getpid())" { names.append(name) }
         }
         closedir(dir)
         for name in names.sorted() {
@@ -105,7 +125,7 @@ final class SettingsJournal {
             defer { Glibc.close(fd) }
             // A live process holds its lock: its changes are its own to put back.
             guard flock(fd, LOCK_EX | LOCK_NB) == 0, let text = try? TextFile.read(path) else { continue }
-            putBack(parse(text), Int32(name.dropFirst("capture-".count)) ?? 0)
+            putBack(parse(text), Int32(name.dropFirst(kind.count + 1)) ?? 0)
             unlink(path)
         }
     }

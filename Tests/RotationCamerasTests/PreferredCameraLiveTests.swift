@@ -158,7 +158,7 @@ struct PreferredCameraLiveTests {
             .guardVideoNodes, .start,
             .connectAs(socket, uid: 1000), .wait(.socket(1, Self.recommends("front"))),
             .send(#"{"cmd":"prefer","camera":"pci-0000:00:14.0-usb-0:1:1.0"}"#, connection: 1),
-            .wait(.socket(1, Self.recommends("external"))), .kill("KILL"),
+            .wait(.socket(1, Self.recommends("external"))), .signal("KILL"), .ended("signal KILL"),
             .start,
             .connectAs(socket, uid: 1000), .wait(.socket(2, Self.recommends("external"))),
             .connectAs(socket, uid: 1001), .wait(.socket(3, Self.recommends("front"))),

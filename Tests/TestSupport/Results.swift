@@ -92,7 +92,7 @@ public struct Results: Sendable {
     public func socket(_ n: Int) -> [TimedLine] {
         events.compactMap { if case .socket(let c, let l) = $0, c == n { l } else { nil } }
     }
-    /// The lines of a neighbour (`"iio-sensor-proxy"`, `"monitor-sensor"`, `"raw-poller"`).
+    /// The lines of a neighbour (`"iio-sensor-proxy"`, `"monitor-sensor"`, `"raw-poller"`, `"libinput"`).
     public func neighbour(_ name: String) -> [TimedLine] {
         events.compactMap { if case .neighbourOutput(let n, _, let l) = $0, n == name { l } else { nil } }
     }

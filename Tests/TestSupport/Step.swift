@@ -85,8 +85,6 @@ public enum Step: Sendable, Hashable, Encodable {
     /// Waits up to `within` s for the program to exit by itself; fails if it does not. Its exit status is in the
     /// results (`exitStatus`).
     case exit(within: Double)
-    /// Sends the program `signal` (a name without SIG: `KILL`, `SEGV`) and waits up to 10 s for it to end.
-    case kill(_ signal: String)
     /// Emulates a camera sensor sub-device at `node`: its V4L2 controls answer with `controls`
     /// (`"orientation"`: 0 front, 1 back, 2 external; `"rotation"`: degrees); a control left out is absent.
     case v4l2Controls(_ node: String, _ controls: [String: Int])
@@ -121,6 +119,23 @@ public enum Step: Sendable, Hashable, Encodable {
     /// `EVIOCGSW`), until those in `expected` read so; fails after `within` s. `Step.madeByUInput` names the node
     /// the emulated uinput created.
     case readSwitches(_ node: String, _ expected: [InputSwitch: Bool], within: Double = Tolerance.reply)
+
+    /// Emulates the internal keyboard at `node` (an event node of the devices, on the i8042 bus, such as
+    /// `internal-keyboard.umockdev`'s `/dev/input/event0`) named `name`, with udev's database entry, so that
+    /// libinput takes it.
+    case keyboard(_ node: String, name: String)
+    /// Types key `code` (30: `KEY_A`) on a `keyboard` device: a press and a release.
+    case key(_ node: String, _ code: Int)
+    /// Starts the real libinput beside the program (its udev backend, seat0, as a compositor runs it) and waits up
+    /// to `within` s until it has taken the devices; its lines are the neighbour `"libinput"`'s (`LibinputLines`).
+    case libinput(within: Double = Tolerance.reply)
+    /// Waits up to `within` s for a line of libinput's matching `pattern` after the last match.
+    case waitLibinput(_ pattern: String, within: Double = Tolerance.reply)
+    /// Sends the program the signal `name` (`"TERM"`, `"SEGV"`, `"KILL"`) and goes on at once.
+    case signal(_ name: String)
+    /// Waits up to `within` s for the program to end, and fails unless it ended as `how` says: `"status 0"`, or
+    /// `"signal SEGV"` (the signal's default action ended it). A `start` after it starts the program again.
+    case ended(_ how: String, within: Double = Tolerance.exit)
 
     /// The node `readSwitches` reads when given this: the one the emulated uinput created (`Step.uinput`).
     public static let madeByUInput = "uinput"
@@ -165,7 +180,6 @@ public enum Step: Sendable, Hashable, Encodable {
         case .run(let argv): return list("run", strings(argv))
         case .stop: return list("stop")
         case .exit(let within): return list("exit", .double(within))
-        case .kill(let signal): return list("kill", .string(signal))
         case .v4l2Controls(let node, let controls): return list("v4l2-controls", .string(node), .object(controls.mapValues { .int($0) }))
         case .mediaGraph(let node, let graph): return list("media-graph", .string(node), graph.json)
         case .mkdir(let path): return list("mkdir", .string(path))
@@ -179,6 +193,12 @@ public enum Step: Sendable, Hashable, Encodable {
                         .object(Dictionary(uniqueKeysWithValues: states.map { ($0.key.rawValue, .int($0.value ? 1 : 0)) })))
         case .flip(let node, let which, let on): return list("switch", .string(node), .string(which.rawValue), .int(on ? 1 : 0))
         case .uinput: return list("uinput")
+        case .keyboard(let node, let name): return list("keyboard", .string(node), .string(name))
+        case .key(let node, let code): return list("key", .string(node), .int(code))
+        case .libinput(let within): return list("libinput", .double(within))
+        case .waitLibinput(let pattern, let within): return list("wait-libinput", .string(pattern), .double(within))
+        case .signal(let name): return list("signal", .string(name))
+        case .ended(let how, let within): return list("ended", .string(how), .double(within))
         case .readSwitches(let node, let expected, let within):
             return list("read-switches", .string(node),
                         .object(Dictionary(uniqueKeysWithValues: expected.map { ($0.key.rawValue, .int($0.value ? 1 : 0)) })), .double(within))

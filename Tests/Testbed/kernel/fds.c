@@ -1,6 +1,7 @@
 /*
  * fds.c: open, open64, openat and close, where the modules learn of the descriptors they answer for.
  *
+ * An open of udev's database goes under the testbed root, an open of /dev/input/eventN is remembered (input.c).
  * An open of /proc/self/smaps takes its time (reads.c); an open of /dev/iio:deviceN claims the node or fails
  * with EBUSY (nodes.c); the descriptor is then remembered as a node's (nodes.c) or as an in_*_raw file's
  * (reads.c). A close forgets it everywhere: raw file, node, timerfd (timerfd.c) and event descriptor (events.c),
@@ -19,6 +20,7 @@ static int opened(int fd, const char *path) {
     if (fd < 0 || fd >= MAX_FDS) return fd;
     raw_forget(fd);
     node_forget(fd);
+    note_input(fd, path);
     if (!note_node(fd, path)) note_raw(fd, path);
     return fd;
 }
@@ -35,7 +37,8 @@ static int opened(int fd, const char *path) {
             va_end(ap);                                                           \
         }                                                                         \
         slow_smaps(path);                                                         \
-        return opened(next(path, flags, mode), path);                             \
+        char buf[1024];                                                           \
+        return opened(next(udev_data_path(path, buf, sizeof(buf)), flags, mode), path); \
     }
 OPEN_WRAPPER(open)
 OPEN_WRAPPER(open64)
@@ -51,7 +54,8 @@ int openat(int dirfd, const char *path, int flags, ...) {
         va_end(ap);
     }
     slow_smaps(path);
-    return opened(next(dirfd, path, flags, mode), path);
+    char buf[1024];
+    return opened(next(dirfd, udev_data_path(path, buf, sizeof(buf)), flags, mode), path);
 }
 
 int close(int fd) {
@@ -62,6 +66,7 @@ int close(int fd) {
         node_forget(fd);
         timerfd_forget(fd);
         event_forget(fd);
+        input_forget(fd);
     }
     return next(fd);
 }

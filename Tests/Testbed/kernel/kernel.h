@@ -184,6 +184,12 @@ HIDDEN struct timespec ns_ts(int64_t ns);
 HIDDEN int kernel_clock(clockid_t c, struct timespec *ts);
 HIDDEN int64_t program_now(void);
 
+/* input.c: udev's database under the testbed root, fstat of an evdev node, a read of one whose device is gone. */
+HIDDEN const char *udev_data_path(const char *path, char *buf, size_t n);
+HIDDEN void note_input(int fd, const char *path);
+HIDDEN void input_forget(int fd);
+HIDDEN int input_gone(int fd);
+
 /* timerfd.c: timerfds across a resume. */
 HIDDEN void timerfd_forget(int fd);
 HIDDEN int timerfd_cancel_pending(int fd);

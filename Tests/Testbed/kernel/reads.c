@@ -12,7 +12,8 @@
  * IIO_KERNEL_SMAPS_DELAY, when set, is how many milliseconds each open of /proc/self/smaps takes: the kernel walks
  * every mapping's page tables to write it, which for a large process on a loaded machine takes that long.
  *
- * read() also ends the read of a timerfd a resume cancelled (timerfd.c).
+ * read() also ends the read of a timerfd a resume cancelled (timerfd.c), and fails with ENODEV on an evdev node
+ * whose device is gone (input.c).
  */
 #include "kernel.h"
 
@@ -83,6 +84,10 @@ ssize_t read(int fd, void *buf, size_t n) {
     static ssize_t (*next)(int, void *, size_t);
     if (!next) next = dlsym(RTLD_NEXT, "read");
     if (timerfd_cancel_pending(fd)) return timerfd_read_cancelled(fd, 0);
+    if (input_gone(fd)) {
+        errno = ENODEV;
+        return -1;
+    }
     if (fd >= 0 && fd < MAX_FDS && raw_fds[fd] && !raw_shown[fd] && raw_read(fd) < 0) return -1;
     ssize_t got = next(fd, buf, n);
     /* A resume while this read waited on a cancellable timerfd: its wake-up was the cancel, not an expiry. */

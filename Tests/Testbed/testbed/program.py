@@ -16,11 +16,12 @@ def start(run):
     """["start"]
     Start PROGRAM, under the emulated kernel (iio-kernel.so in front of umockdev's preload) with the devices'
     kernel rules and PLAY_STARTED_FILE and SUSPEND_WOKE_FILE in its environment. Without a "start" step PROGRAM
-    never runs and nothing is built for it. Once PROGRAM has ended ("stop", "kill", "exit"), "start" runs it again
-    (a restart): the wait steps then read the new run's output, and the report gives every run's, in order."""
+    never runs and nothing is built for it. Once PROGRAM has ended ("stop", "ended", "exit"), "start" runs it again
+    in the same testbed (a restart): the wait steps then read the new run's output, and the report gives every
+    run's, in order."""
     if run.proc is not None:
         if run.proc.poll() is None:
-            raise Failure("PROGRAM still runs: a \"stop\", \"kill\" or \"exit\" step ends it before it starts again")
+            raise Failure("PROGRAM still runs: a \"stop\", \"ended\" or \"exit\" step ends it before it starts again")
         run.ended.append((run.out, run.err))
     sleeps = any(s[0] == "suspend" for s in run.actions)
     run.env = run.env or kernel_environment(run.root, run.rules, run.kernel_log, sleeps)
@@ -58,22 +59,6 @@ def stop_step(run):
     stop(_running(run).proc)
 
 
-def kill_step(run, name):
-    """["kill", SIGNAL]
-    Send PROGRAM the signal SIGNAL (a name without SIG: KILL, TERM, SEGV...) and wait up to 10 s for it to end,
-    whatever the signal does; fail if it does not."""
-    proc = _running(run).proc
-    try:
-        number = getattr(signal, "SIG" + name)
-    except AttributeError:
-        raise Failure("no signal SIG%s" % name)
-    proc.send_signal(number)
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        raise Failure("the program did not end within 10 s of SIG%s" % name)
-
-
 def exit_step(run, seconds):
     """["exit", SECONDS]
     Wait for PROGRAM to exit by itself; prints "exit: the program exited with status N" (N negative for a signal)."""
@@ -82,6 +67,33 @@ def exit_step(run, seconds):
     except subprocess.TimeoutExpired:
         raise Failure("the program did not exit within %ss" % seconds)
     results.say("exit: the program exited with status %d" % status, "exited", status=status)
+
+
+def signal_step(run, name):
+    """["signal", NAME]
+    Send PROGRAM the signal NAME (TERM, INT, SEGV, ABRT, KILL...), as systemd or a crash would, and go on at once
+    ("ended" waits for its end)."""
+    number = getattr(signal, "SIG" + name, None)
+    if not isinstance(number, int):
+        raise Failure("no signal SIG%s" % name)
+    _running(run).proc.send_signal(number)
+    results.say("program: sent SIG%s" % name)
+
+
+def ended_step(run, how, seconds):
+    """["ended", HOW, SECONDS]
+    Wait up to SECONDS for PROGRAM to end, and fail unless it ended as HOW says: "status N" (it exited with N), or
+    "signal NAME" (a signal's default action ended it, as systemd sees a crash: "signal SEGV"). A later "start"
+    starts it again."""
+    proc = _running(run).proc
+    try:
+        code = proc.wait(seconds)
+    except subprocess.TimeoutExpired:
+        raise Failure("the program did not end within %ss" % seconds)
+    ended = "status %d" % code if code >= 0 else "signal %s" % signal.Signals(-code).name[3:]
+    results.say("program: ended, %s" % ended)
+    if ended != how:
+        raise Failure("the program ended with %s, expected %s" % (ended, how))
 
 
 def run_step(run, argv):

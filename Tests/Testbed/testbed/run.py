@@ -11,6 +11,7 @@ from gi.repository import UMockdev  # noqa: E402
 
 from . import results  # noqa: E402
 from .cameras import end_guard  # noqa: E402
+from .desktop import end_desktop  # noqa: E402
 from .common import FIXTURES, STOPPING, Failure, give, read_lines  # noqa: E402
 from .program import stop  # noqa: E402
 
@@ -36,7 +37,7 @@ class Run:
         self.sock_streams, self.socks, self.feeders, self.sensors = [], [], {}, {}
         # The stdout and stderr streams of PROGRAM's earlier runs, when "start" ran it again.
         self.ended = []
-        self.guard = self.neighbours = self.clock = None
+        self.guard = self.neighbours = self.clock = self.desktop = None
         self.parts, self.holds = [], []
         self.index, self.step, self.late_failure = 0, None, None
         if user is not None:
@@ -94,6 +95,7 @@ def end(run, failure):
     # leave the program a silent buffer for as long as its own shutdown takes.
     if run.proc is not None:
         stop(run.proc)
+    end_desktop(run)
     for f in run.feeders.values():
         f.report()
     if run.neighbours is not None:

@@ -2,7 +2,7 @@
 its first line the step's form; `umockdev-driver.py --help` prints them all, in this order."""
 import inspect
 
-from . import cameras, feeds, files, neighbours, player, program, sleep, sockets, switches
+from . import cameras, desktop, evdev, feeds, files, neighbours, player, program, sleep, sockets, switches
 from .common import Failure
 
 VERBS = {
@@ -12,8 +12,9 @@ VERBS = {
     "wait-err": program.wait_err,
     "alive": program.alive,
     "stop": program.stop_step,
-    "kill": program.kill_step,
     "exit": program.exit_step,
+    "signal": program.signal_step,
+    "ended": program.ended_step,
     "run": program.run_step,
     "credentials": program.credentials,
     "measure": program.measure,
@@ -57,6 +58,11 @@ VERBS = {
     "switch": switches.switch,
     "uinput": switches.uinput,
     "read-switches": switches.read_switches,
+    # The desktop's input: the internal keyboard, and the real libinput
+    "keyboard": evdev.keyboard,
+    "key": evdev.key,
+    "libinput": desktop.libinput,
+    "wait-libinput": desktop.wait_libinput,
 }
 
 

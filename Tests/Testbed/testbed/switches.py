@@ -4,6 +4,7 @@ a program that makes such a switch itself; and a probe that reads a node's switc
 import errno
 import json
 import os
+import select
 import struct
 import subprocess
 import threading
@@ -16,61 +17,9 @@ from gi.repository import UMockdev  # noqa: E402
 from . import results  # noqa: E402
 from .common import Failure, give, program_monotonic  # noqa: E402
 
-# linux/input.h and input-event-codes.h.
-EV_SYN, EV_SW = 0x00, 0x05
-SYN_REPORT = 0
+from .evdev import BUS_HOST, BUS_VIRTUAL, EV_SW, EV_SYN, EVENT, SYN_REPORT, Evdev, forget_database, udev_database  # noqa: E402
+
 SWITCHES = {"lid": 0x00, "tablet-mode": 0x01}   # SW_LID, SW_TABLET_MODE
-EVENT = "<qqHHi"                                 # struct input_event on x86-64: timeval, type, code, value
-IOC_READ = 2
-NR_VERSION, NR_ID, NR_NAME, NR_SW_STATE, NR_BITS = 0x01, 0x02, 0x06, 0x1B, 0x20
-
-
-def _bits(codes, size):
-    out = bytearray(size)
-    for c in codes:
-        if c // 8 < size:
-            out[c // 8] |= 1 << (c % 8)
-    return bytes(out)
-
-
-class EvdevSwitches(UMockdev.IoctlBase):
-    """The ioctls a switch reader asks of an evdev node (drivers/input/evdev.c): EVIOCGVERSION, EVIOCGID,
-    EVIOCGNAME, EVIOCGBIT for the event types (EV_SYN and EV_SW) and for EV_SW (the switches reported), and
-    EVIOCGSW (their states now). Every other ioctl fails with ENOTTY, as the kernel's does for an unknown one."""
-
-    def __init__(self, name, states):
-        super().__init__()
-        self.name = name.encode()
-        self.states = dict(states)   # code -> 0 or 1
-
-    def do_handle_ioctl(self, client):
-        request = client.get_request()
-        kind, nr, size, direction = (request >> 8) & 0xFF, request & 0xFF, (request >> 16) & 0x3FFF, request >> 30
-        if kind != ord("E") or direction != IOC_READ:
-            client.complete(-1, errno.ENOTTY)
-            return True
-        if nr == NR_VERSION:
-            reply = struct.pack("<i", 0x010001)
-        elif nr == NR_ID:
-            reply = struct.pack("<HHHH", 0x19, 0, 0, 0)   # BUS_HOST
-        elif nr == NR_NAME:
-            reply = (self.name + b"\0")[:size]
-        elif nr == NR_SW_STATE:
-            reply = _bits([c for c, on in self.states.items() if on], size)
-        elif nr == NR_BITS:
-            reply = _bits([EV_SYN, EV_SW], size)
-        elif nr == NR_BITS + EV_SW:
-            reply = _bits(self.states.keys(), size)
-        elif NR_BITS < nr < NR_BITS + 0x20:
-            reply = bytes(size)   # no codes of another event type
-        else:
-            client.complete(-1, errno.ENOTTY)
-            return True
-        reply = reply[:size]
-        if reply:
-            client.get_arg().resolve(0, len(reply)).update(0, reply)
-        client.complete(len(reply), 0)
-        return True
 
 
 def _code(name):
@@ -79,12 +28,13 @@ def _code(name):
     return SWITCHES[name]
 
 
-def switches(run, node, name, states):
+def switches(run, node, name, states, bus=BUS_HOST):
     """["switches", NODE, NAME, {SWITCH: 0|1, ...}]
     Emulate an evdev device at NODE (an input device's event node of the umockdev file, with an empty N: line)
     named NAME reporting the switches in STATES ("tablet-mode", "lid") in those states: EVIOCGSW, EVIOCGBIT,
-    EVIOCGNAME, EVIOCGID and EVIOCGVERSION answer as the kernel's evdev would; "switch" steps change them."""
-    handler = EvdevSwitches(name, {_code(k): 1 if v else 0 for k, v in states.items()})
+    EVIOCGNAME, EVIOCGID and the rest of what libevdev asks answer as the kernel's evdev would (testbed/evdev.py);
+    "switch" steps change them."""
+    handler = Evdev(name, {_code(k): 1 if v else 0 for k, v in states.items()}, bus=bus)
     run.sensors[node] = handler
     run.tb.attach_ioctl(node, handler)
     if run.user is not None:
@@ -96,7 +46,7 @@ def switch(run, node, name, value):
     Change one switch of a "switches" device: its EVIOCGSW state, and an EV_SW event and an EV_SYN report written
     into the node's PTY, as the kernel's evdev queues them for every reader (timestamped on CLOCK_REALTIME)."""
     handler = run.sensors.get(node)
-    if not isinstance(handler, EvdevSwitches):
+    if not isinstance(handler, Evdev) or not handler.states:
         raise Failure("%s is not an emulated switch device: a \"switches\" step comes first" % node)
     code = _code(name)
     if code not in handler.states:
@@ -127,14 +77,21 @@ class UInput(UMockdev.IoctlBase):
     "switches" device's), UI_DEV_DESTROY removes it and forgets its bits and name, so that a device made again on
     the same descriptor must be declared again. Setting bits after the device is created, creating it twice
     or before UI_DEV_SETUP fail with EINVAL, as uinput's do. The events the program writes reach the node as the
-    input core passes them on: a switch event only where it changes the state, each report ending a batch."""
+    input core passes them on: a switch event only where it changes the state, each report ending a batch; those
+    written before UI_DEV_DESTROY reach it before the device goes, as uinput's write() delivers them at once. As
+    the kernel, udevd and uinput_release do: a device registered has udev's database entry before its "add"
+    uevent, goes with "remove" uevents for its eventN and inputN, and goes when the program closes its last
+    descriptor of /dev/uinput (exiting, or killed) without destroying it."""
 
     def __init__(self, run):
         super().__init__()
         self.run = run
         self.evbits, self.swbits = set(), set()
         self.name = None
-        self.device = self.node = None
+        self.device = self.node = self.devnum = None
+        self.lock = threading.RLock()
+        self.pending, self.batch = b"", []
+        self.opened = False
 
     def do_handle_ioctl(self, client):
         request, arg = client.get_request(), client.get_arg()
@@ -155,12 +112,14 @@ class UInput(UMockdev.IoctlBase):
             if self.name is None:
                 client.complete(-1, errno.EINVAL)
                 return True
-            self._create()
+            with self.lock:
+                self._create()
         elif nr == UI_DEV_DESTROY:
             if self.device is None:
                 client.complete(-1, errno.EINVAL)
                 return True
-            self._destroy()
+            with self.lock:
+                self._destroy()
         else:
             client.complete(-1, errno.ENOTTY)
             return True
@@ -170,51 +129,76 @@ class UInput(UMockdev.IoctlBase):
     def _create(self):
         """Registers the device: the lowest free inputN and eventN, as the input core numbers them."""
         root = self.run.root
-        n = next(i for i in range(1000) if not os.path.exists(os.path.join(root, "sys/devices/virtual/input/input%d" % i)))
-        m = next(i for i in range(1000) if not os.path.lexists(os.path.join(root, "dev/input/event%d" % i)))
+        taken = lambda *paths: any(os.path.lexists(os.path.join(root, p)) for p in paths)  # noqa: E731
+        n = next(i for i in range(1000) if not taken("sys/devices/virtual/input/input%d" % i, "sys/class/input/input%d" % i))
+        m = next(i for i in range(1000) if not taken("dev/input/event%d" % i, "sys/class/input/event%d" % i))
         ev = sum(1 << b for b in self.evbits | {EV_SYN})
         sw = sum(1 << b for b in self.swbits)
         self.device = "/sys/devices/virtual/input/input%d" % n
         self.node = "/dev/input/event%d" % m
+        self.devnum = "13:%d" % (64 + m)
+        switches(self.run, self.node, self.name, {NAMES[c]: 0 for c in self.swbits if c in NAMES}, bus=BUS_VIRTUAL)
+        udev_database(self.run, self.devnum, dict({"ID_INPUT": "1"}, **({"ID_INPUT_SWITCH": "1"} if sw else {})))
         self.run.tb.add_from_string(
             "P: /devices/virtual/input/input%d\nE: SUBSYSTEM=input\nE: PRODUCT=6/0/0/0\nE: NAME=\"%s\"\n"
             "A: name=%s\\n\nA: phys=\\n\nA: capabilities/ev=%x\\n\nA: capabilities/sw=%x\\n\n\n"
             "P: /devices/virtual/input/input%d/event%d\nN: input/event%d\nE: DEVNAME=/dev/input/event%d\n"
             "E: SUBSYSTEM=input\nE: MAJOR=13\nE: MINOR=%d\nE: ID_INPUT=1\n%sA: dev=13:%d\\n\n"
             % (n, self.name, self.name, ev, sw, n, m, m, m, 64 + m, "E: ID_INPUT_SWITCH=1\n" if sw else "", 64 + m))
-        switches(self.run, self.node, self.name, {NAMES[c]: 0 for c in self.swbits if c in NAMES})
         self.run.uinput_node = self.node
         results.say("uinput: created %s \"%s\" reporting %s" % (self.node, self.name, ", ".join(NAMES.get(c, str(c)) for c in sorted(self.swbits))),
                     "uinput-created", node=self.node, name=self.name,
                     switches=[NAMES.get(c, str(c)) for c in sorted(self.swbits)], at=program_monotonic())
 
-    def _destroy(self):
-        """Unregisters the device; as uinput frees it, the next one starts with no bits and no name."""
+    def _destroy(self, why=""):
+        """Unregisters the device, once what the program wrote before has reached it: "remove" uevents, then the
+        device and its database entry go; as uinput frees it, the next one starts with no bits and no name."""
+        self._pass_on()
+        for path in (self.device + "/" + os.path.basename(self.node), self.device):
+            self.run.tb.uevent(path, "remove")
         self.run.tb.remove_device(self.device)
-        results.say("uinput: destroyed %s" % self.node, "uinput-destroyed", node=self.node, at=program_monotonic())
+        forget_database(self.run, self.devnum)
+        results.say("uinput: destroyed %s%s" % (self.node, why), "uinput-destroyed", node=self.node, at=program_monotonic())
         self.device = None
         self.evbits, self.swbits = set(), set()
         self.name = None
 
     def relay(self):
-        """Reads what the program writes to /dev/uinput and passes it on to the device's node; runs on its own
-        thread for the whole run. A PTY read fails with EIO while no program has the node open."""
+        """Passes on what the program writes to /dev/uinput to the device's node; runs on its own thread for the
+        whole run. A PTY read fails with EIO while no program has the node open: once the program that made the
+        device has closed it, the device goes, as uinput_release destroys it."""
         fd = self.run.tb.get_dev_fd("/dev/uinput")
-        pending, batch = b"", []
+        os.set_blocking(fd, False)
         while True:
-            try:
-                pending += os.read(fd, EVENT_SIZE * 16)
-            except OSError:
+            select.select([fd], [], [], 0.05)
+            if not self._pass_on():
+                with self.lock:
+                    if self.device is not None and self.opened:
+                        self._destroy(" (its program closed /dev/uinput)")
                 time.sleep(0.01)
-                continue
-            while len(pending) >= EVENT_SIZE:
-                event, pending = struct.unpack(EVENT, pending[:EVENT_SIZE]), pending[EVENT_SIZE:]
-                batch = self._event(event[2], event[3], event[4], batch)
+
+    def _pass_on(self):
+        """Reads and passes on what the program wrote so far; False when no program has /dev/uinput open."""
+        fd = self.run.tb.get_dev_fd("/dev/uinput")
+        with self.lock:
+            while True:
+                try:
+                    data = os.read(fd, EVENT_SIZE * 16)
+                except BlockingIOError:
+                    self.opened = True
+                    return True
+                except OSError:
+                    return False
+                self.opened = True
+                self.pending += data
+                while len(self.pending) >= EVENT_SIZE:
+                    event, self.pending = struct.unpack(EVENT, self.pending[:EVENT_SIZE]), self.pending[EVENT_SIZE:]
+                    self.batch = self._event(event[2], event[3], event[4], self.batch)
 
     def _event(self, kind, code, value, batch):
         """One event written: a switch's change is queued, a report hands the queue to the node's readers."""
         handler = self.run.sensors.get(self.node) if self.node else None
-        if kind == EV_SW and isinstance(handler, EvdevSwitches) and code in handler.states:
+        if kind == EV_SW and isinstance(handler, Evdev) and code in handler.states:
             changed = handler.states[code] != (1 if value else 0)
             handler.states[code] = 1 if value else 0
             results.say("uinput: %s %s %d%s" % (self.node, NAMES.get(code, code), value, "" if changed else " (unchanged)"),
