@@ -343,7 +343,7 @@ static int state_at(const rotationd *r, int64_t when, const struct rtd_state **o
 
 PUBLIC int rotationd_rotation(rotationd *r, int64_t when, int *degrees) {
     if (!r || !degrees) return r ? fail(r, EINVAL, "rotationd_rotation: degrees is NULL") : -EINVAL;
-    const struct rtd_state *s;
+    const struct rtd_state *s = NULL;
     int rc = state_at(r, when, &s);
     if (rc) return rc;
     if (s->rotation < 0) return fail(r, ENODATA, "the rotation was not decided then (the service's sensor: %s)",
@@ -355,7 +355,7 @@ PUBLIC int rotationd_rotation(rotationd *r, int64_t when, int *degrees) {
 
 PUBLIC int rotationd_state(rotationd *r, int64_t when, struct rotationd_state *state) {
     if (!r || !state) return r ? fail(r, EINVAL, "rotationd_state: state is NULL") : -EINVAL;
-    const struct rtd_state *s;
+    const struct rtd_state *s = NULL;
     int rc = state_at(r, when, &s);
     if (rc) return rc;
     state->rotation = s->rotation;
@@ -400,7 +400,7 @@ static int find_camera(rotationd *r, const struct rtd_state *s, const char *key)
 PUBLIC int rotationd_camera_angle(rotationd *r, const char *key, int64_t when, struct rotationd_angle *angle) {
     if (!r) return -EINVAL;
     if (!key || !*key || !angle) return fail(r, EINVAL, "rotationd_camera_angle: %s", !angle ? "angle is NULL" : "no camera named");
-    const struct rtd_state *s;
+    const struct rtd_state *s = NULL;
     int rc = state_at(r, when, &s);
     if (rc) return rc;
     int index = find_camera(r, s, key);
@@ -421,7 +421,7 @@ PUBLIC int rotationd_camera_angle(rotationd *r, const char *key, int64_t when, s
 
 PUBLIC int rotationd_fold(rotationd *r, int64_t when, struct rotationd_fold *fold) {
     if (!r || !fold) return r ? fail(r, EINVAL, "rotationd_fold: fold is NULL") : -EINVAL;
-    const struct rtd_state *s;
+    const struct rtd_state *s = NULL;
     int rc = state_at(r, when, &s);
     if (rc) return rc;
     fold->posture = s->posture;
@@ -436,7 +436,7 @@ PUBLIC int rotationd_camera_direction(rotationd *r, const char *key, int64_t whe
     if (!r) return -EINVAL;
     if (!key || !*key || !direction)
         return fail(r, EINVAL, "rotationd_camera_direction: %s", !direction ? "direction is NULL" : "no camera named");
-    const struct rtd_state *s;
+    const struct rtd_state *s = NULL;
     int rc = state_at(r, when, &s);
     if (rc) return rc;
     int index = find_camera(r, s, key);
@@ -450,7 +450,7 @@ PUBLIC int rotationd_cameras_by_direction(rotationd *r, int direction, int64_t w
     if (!names && max_names) return fail(r, EINVAL, "rotationd_cameras_by_direction: names is NULL");
     if (direction < ROTATIOND_DIRECTION_UNKNOWN || direction > ROTATIOND_DIRECTION_COVERED)
         return fail(r, EINVAL, "rotationd_cameras_by_direction: %d is not an enum rotationd_direction value", direction);
-    const struct rtd_state *s;
+    const struct rtd_state *s = NULL;
     int rc = state_at(r, when, &s);
     if (rc) return rc;
     const struct rtd_cameras *list = s->cameras;
@@ -466,7 +466,7 @@ PUBLIC int rotationd_cameras_by_direction(rotationd *r, int direction, int64_t w
 PUBLIC int rotationd_preferred_camera(rotationd *r, const char **name, const char **device) {
     if (!r) return -EINVAL;
     if (!name) return fail(r, EINVAL, "rotationd_preferred_camera: name is NULL");
-    const struct rtd_state *s;
+    const struct rtd_state *s = NULL;
     int rc = state_at(r, ROTATIOND_NOW, &s);
     if (rc) return rc;
     const struct rtd_cameras *list = s->cameras;
@@ -481,7 +481,7 @@ PUBLIC int rotationd_preferred_camera(rotationd *r, const char **name, const cha
 PUBLIC int rotationd_prefer(rotationd *r, const char *key) {
     if (!r) return -EINVAL;
     if (key && !*key) return fail(r, EINVAL, "rotationd_prefer: an empty key names no camera; pass NULL to forget the choice");
-    const struct rtd_state *s;
+    const struct rtd_state *s = NULL;
     int rc = state_at(r, ROTATIOND_NOW, &s);
     if (rc) return rc;
     if (key && (rc = find_camera(r, s, key)) < 0) return rc;
