@@ -31,6 +31,10 @@ public struct PostureEstimate: Sendable {
     private var folded = false
     /// Since when the angle has stayed past `foldedEnter`, while not yet folded.
     private var pastFoldedSince: Double?
+    /// Where the angle in force was read from.
+    private var hingeSource = PostureReason.Source.accelerometers
+    /// Why the posture published last was decided: kept on the side, never read by a decision.
+    public private(set) var reason: PostureReason?
 
     /// Creates an estimate that knows nothing yet.
     public init() {}
@@ -65,6 +69,7 @@ public struct PostureEstimate: Sendable {
         var next = state
         if let sensor = s.hinge, sensor.isFinite {
             hinge = min(max(sensor, 0), 360)
+            hingeSource = .hingeSensor
             readable = true
         } else if baseHere {
             readAccelerometers(s)
@@ -76,6 +81,9 @@ public struct PostureEstimate: Sendable {
             next.baseRotation = nil
         }
         next.posture = decide(s, baseHere: baseHere)
+        if next.posture != state.posture, let posture = next.posture {
+            reason = explain(posture, after: state.posture, s, baseHere: baseHere)
+        }
         next.hinge = published(next.posture)
         if next.hinge != nil || hinge == nil { next.heldHinge = next.hinge }
         if baseHere, let b = base.value { next.baseRotation = baseRotation(b, current: state.baseRotation) }
@@ -96,6 +104,7 @@ public struct PostureEstimate: Sendable {
         if previous == nil, s.tabletMode == true { previous = 360 }
         if s.lidClosed == true { previous = 0 }
         hinge = HingeGeometry.resolve(raw, previous: previous, stableRange: PostureLimits.stableRange)
+        hingeSource = .accelerometers
         side = hinge
     }
 
@@ -142,6 +151,25 @@ public struct PostureEstimate: Sendable {
         if share > PostureLimits.tentShare { return .tent }
         if share < -PostureLimits.tentShare { return .stand }
         return current == .tent ? .tent : .stand
+    }
+
+    /// Why `posture` follows `previous` at `s`: the branch of `decide` that gave it, and where the fold was read.
+    private func explain(_ posture: Posture, after previous: Posture?, _ s: Sample, baseHere: Bool) -> PostureReason {
+        if s.lidClosed == true { return PostureReason(source: .switches, rule: .lidSwitch) }
+        guard hinge != nil else {
+            let rule: PostureReason.Rule = hadBase && !baseHere && s.hinge == nil ? .baseLostAfter
+                : s.tabletMode != nil ? .tabletModeSwitch : .lidSwitch
+            return PostureReason(source: .switches, rule: rule)
+        }
+        let rule: PostureReason.Rule
+        switch posture {
+        case .closed: rule = .closedEnter
+        case .laptop: rule = previous == nil || previous == .closed ? .closedLeave : .foldedLeave
+        case .tablet: rule = .tabletEnter
+        case .stand, .tent:
+            rule = previous == .tablet ? .tabletLeave : previous == .stand || previous == .tent ? .tentShare : .foldedEnter
+        }
+        return PostureReason(source: hingeSource, rule: rule)
     }
 
     /// The hinge to publish: the angle in force in whole degrees, moved only in steps of `hingeStep` (or at a
