@@ -41,6 +41,8 @@ let package = Package(
         .target(name: "RotationCameras", dependencies: ["RotationProtocol", "RotationEngine", "CUDev", "CV4L2"]),
         .target(name: "RotationService", dependencies: ["RotationProtocol", "RotationEngine"]),
         .target(name: "RotationClient", dependencies: ["RotationProtocol"]),
+        // The picture of a recording: samples and the changes published, with their rules, in; SVG text out; no I/O.
+        .target(name: "RotationPicture", dependencies: ["RotationProtocol", "RotationEngine"]),
         // The live service's wiring and policy, which the rotationd executable runs after parsing its options.
         .target(name: "RotationDaemon", dependencies: ["RotationProtocol", "RotationEngine", "RotationSensors", "RotationCameras",
                                                        "RotationService", "CMalloc", "CInput"]),
@@ -70,6 +72,7 @@ let package = Package(
         .testTarget(name: "RotationSensorsTests", dependencies: ["RotationProtocol", "RotationEngine", "RotationSensors", "TestSupport"]),
         .testTarget(name: "RotationCamerasTests", dependencies: ["RotationProtocol", "RotationCameras", "TestSupport"]),
         .testTarget(name: "RotationServiceTests", dependencies: ["RotationProtocol", "RotationEngine", "RotationClient", "RotationService", "TestSupport"]),
+        .testTarget(name: "RotationPictureTests", dependencies: ["RotationProtocol", "RotationEngine", "RotationPicture", "TestSupport"]),
         .testTarget(name: "PackagingTests", dependencies: ["TestSupport"]),
         .testTarget(name: "FuzzTests", dependencies: ["TestSupport"]),
     ]
