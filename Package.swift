@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "RotationPicture", dependencies: ["RotationProtocol", "RotationEngine"]),
         // The live service's wiring and policy, which the rotationd executable runs after parsing its options.
         .target(name: "RotationDaemon", dependencies: ["RotationProtocol", "RotationEngine", "RotationSensors", "RotationCameras",
-                                                       "RotationService", "CMalloc", "CInput"]),
+                                                       "RotationService", "RotationClient", "RotationPicture", "CMalloc", "CInput"]),
         .executableTarget(name: "rotationd", dependencies: ["RotationDaemon", "RotationProtocol", "RotationEngine", "RotationSensors",
                                                             "RotationService"]),
         .executableTarget(name: "rotwatch", dependencies: ["RotationProtocol", "RotationClient"]),

@@ -36,6 +36,9 @@ public final class LineConnection: @unchecked Sendable {
 
     deinit { if fd >= 0 { Glibc.close(fd) } }
 
+    /// Whether the service closed its end: `readLine` returned nil for the end of the stream, not for a timeout.
+    public private(set) var ended = false
+
     /// Closes the connection; later reads return nil.
     public func close() {
         if fd >= 0 { Glibc.close(fd); fd = -1 }
@@ -89,7 +92,10 @@ public final class LineConnection: @unchecked Sendable {
             var chunk = [UInt8](repeating: 0, count: 8192)
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 { if errno == EINTR || errno == EAGAIN { continue }; return nil }
-            if n == 0 { return nil }
+            if n == 0 {
+                ended = true
+                return nil
+            }
             buffer.append(contentsOf: chunk[..<n])
         }
     }

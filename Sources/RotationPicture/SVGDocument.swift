@@ -93,12 +93,18 @@ struct SVGDocument {
             + "/>\n"
     }
 
-    /// A polyline through `points`, rounded to a tenth of a pixel.
-    mutating func polyline(_ points: [(Double, Double)], stroke: String, width: Double, dash: String?, className: String) {
+    /// A polyline through `points`, rounded to a tenth of a pixel; nothing for fewer than two.
+    mutating func polyline(_ points: [(Double, Double)], stroke: String, width: Double, dash: String?, className: String,
+                           opacity: Double = 1) {
         guard points.count > 1 else { return }
         let coordinates = points.map { "\(JSONWriter.format($0.0, decimals: 1)),\(JSONWriter.format($0.1, decimals: 1))" }
         body += "<polyline class=\"\(className)\" fill=\"none\" stroke=\"\(stroke)\" stroke-width=\"\(Self.number(width))\""
-            + (dash.map { " stroke-dasharray=\"\($0)\"" } ?? "") + " stroke-linejoin=\"round\" points=\""
-            + coordinates.joined(separator: " ") + "\"/>\n"
+            + (dash.map { " stroke-dasharray=\"\($0)\"" } ?? "") + (opacity < 1 ? " stroke-opacity=\"\(Self.number(opacity))\"" : "")
+            + " stroke-linejoin=\"round\" points=\"" + coordinates.joined(separator: " ") + "\"/>\n"
+    }
+
+    /// A small dot at `point`: a reading with no neighbour near enough to draw a line to.
+    mutating func dot(_ point: (Double, Double), fill: String, className: String) {
+        body += "<circle class=\"\(className)\" cx=\"\(Self.number(point.0))\" cy=\"\(Self.number(point.1))\" r=\"1.6\" fill=\"\(fill)\"/>\n"
     }
 }

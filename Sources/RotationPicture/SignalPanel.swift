@@ -79,8 +79,13 @@ struct SignalPanel: Sendable {
             svg.text(guide.label, x: right - 4, y: y(guide.value) - 3, anchor: "end", size: 10, fill: "#666666")
         }
         for s in series {
-            for run in s.runs(x: x, y: y) {
+            let (runs, bridges) = s.lines(x: x, y: y)
+            for run in runs {
+                if run.count == 1 { svg.dot(run[0], fill: s.colour, className: s.className) }
                 svg.polyline(run, stroke: s.colour, width: s.steps ? 2.2 : 1.4, dash: s.dash, className: s.className)
+            }
+            for bridge in bridges {
+                svg.polyline(bridge, stroke: s.colour, width: 1, dash: s.dash, className: s.className + " sparse", opacity: 0.35)
             }
         }
         svg.element("rect", ["x": .number(left), "y": .number(top), "width": .number(right - left), "height": .number(height),

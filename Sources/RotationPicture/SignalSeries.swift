@@ -1,5 +1,5 @@
-/// One line of a panel: a reading against time, broken where the readings stop for longer than a gap (or, for
-/// a published value, where it is none).
+/// One line of a panel: a reading against time, faint between readings far apart, broken where the readings stop
+/// for longer than a gap (or, for a published value, where it is none).
 struct SignalSeries: Sendable {
     /// The name the legend and the tooltip give it.
     let name: String
@@ -15,23 +15,26 @@ struct SignalSeries: Sendable {
 
     /// A longer pause between two readings breaks the line: nothing was read meanwhile (the engine's `maxGap`).
     static let gap = 1.0
+    /// Readings further apart than this are joined by a faint line (`bridges`): the still pace reads every 0.4 s,
+    /// and a line at full strength between two such reads would show a move that nobody saw. A part read at its
+    /// full rate, 10 Hz and up, stays under it.
+    static let sparse = 0.15
 
     /// The values present.
     var values: [Double] { points.compactMap(\.value) }
 
-    /// The runs of the line in picture coordinates: `x` and `y` map time and value, and where more points than
-    /// `2 × width` pixels fall in a run, each pixel column keeps its first, lowest, highest and last points, so a
-    /// peak survives.
-    func runs(x: LinearScale, y: LinearScale) -> [[(Double, Double)]] {
-        var runs: [[(Double, Double)]] = []
+    /// The line in picture coordinates (`x` and `y` map time and value): `runs`, the stretches of readings at most
+    /// `sparse` apart, and `bridges`, the segments between two readings further apart (up to `gap`). Where more
+    /// points than `2 × width` pixels fall in a run, each pixel column keeps its first, lowest, highest and last
+    /// points, so a peak survives. A published value (`steps`) is all one run, however far apart its changes.
+    func lines(x: LinearScale, y: LinearScale) -> (runs: [[(Double, Double)]], bridges: [[(Double, Double)]]) {
+        var runs: [[(Double, Double)]] = [], bridges: [[(Double, Double)]] = []
         var run: [(time: Double, value: Double)] = []
         func flush() {
             if !run.isEmpty { runs.append(Self.thinned(run, x: x, y: y)) }
             run = []
         }
         for p in points {
-            // A published value holds however long no change comes; readings that stop leave a gap.
-            if !steps, let last = run.last, p.time - last.time > Self.gap { flush() }
             guard let v = p.value else {
                 if steps, let last = run.last {
                     run.append((p.time, last.value))
@@ -39,11 +42,15 @@ struct SignalSeries: Sendable {
                 }
                 continue
             }
+            if let last = run.last, !steps, p.time - last.time > Self.sparse {
+                if p.time - last.time <= Self.gap { bridges.append([(x(last.time), y(last.value)), (x(p.time), y(v))]) }
+                flush()
+            }
             if steps, let last = run.last { run.append((p.time, last.value)) }
             run.append((p.time, v))
         }
         flush()
-        return runs
+        return (runs, bridges)
     }
 
     /// `run` in picture coordinates, thinned to at most four points per pixel column.

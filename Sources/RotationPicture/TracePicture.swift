@@ -26,7 +26,10 @@ public enum TracePicture {
         let lanes = [StateLane.rotation(recording)] + [StateLane.posture(recording)].compactMap { $0 }
         let markers = ChangeMarkers(marks: marks)
         var svg = SVGDocument()
-        header(into: &svg, recording, legend: panels.contains { $0.className == "panel hinge" })
+        let sparse = zip(recording.samples, recording.samples.dropFirst()).contains {
+            (SignalSeries.sparse...SignalSeries.gap).contains($1.time - $0.time)
+        }
+        header(into: &svg, recording, hinge: panels.contains { $0.className == "panel hinge" }, sparse: sparse)
         let plotTop = badgeTop + Double(markers.rowsUsed(x: x)) * ChangeMarkers.rowHeight + panelGap - 8
         var y = plotTop
         var panelTops: [Double] = []
@@ -71,8 +74,9 @@ public enum TracePicture {
         """ + body + "</svg>\n"
     }
 
-    /// The title, the subtitle and the legend.
-    private static func header(into svg: inout SVGDocument, _ recording: PictureRecording, legend hinge: Bool) {
+    /// The title, the subtitle and the legend: the published hinge's line where there is one, and the faint line
+    /// where readings were `sparse`.
+    private static func header(into svg: inout SVGDocument, _ recording: PictureRecording, hinge: Bool, sparse: Bool) {
         svg.open("g", ["class": "header"])
         svg.text(recording.title, x: 16, y: 26, size: 17, weight: "bold")
         if !recording.subtitle.isEmpty { svg.text(recording.subtitle, x: 16, y: 46, size: 12, fill: "#555555") }
@@ -102,6 +106,13 @@ public enum TracePicture {
         svg.element("circle", ["cx": .number(at + 8), "cy": .number(y - 5), "r": 6, "fill": "#FFFFFF",
                                "stroke": .text(Palette.marker), "stroke-width": 1])
         svg.text("a published change and the rule behind it (table below)", x: at + 20, y: y, size: 12)
+        at += 370
+        if sparse {
+            svg.element("line", ["x1": .number(at), "y1": .number(y - 4), "x2": .number(at + 28), "y2": .number(y - 4),
+                                 "stroke": .text(Palette.ink), "stroke-width": 1, "stroke-opacity": 0.35])
+            svg.text("faint: between readings more than \(SVGDocument.number(SignalSeries.sparse)) s apart, read while still",
+                     x: at + 33, y: y, size: 12)
+        }
         svg.close()
     }
 

@@ -71,7 +71,7 @@ public final class EngineRunner: @unchecked Sendable {
             }
             if let state = change {
                 publish(&s, StateEvent(seq: s.seq + 1, time: publishedAt ?? sample.time, state: state, cameras: s.current.cameras,
-                                       sensor: s.current.sensor))
+                                       sensor: s.current.sensor), reason: s.engine.reason)
             }
             return s.policy?.interval ?? 0
         }
@@ -113,9 +113,10 @@ public final class EngineRunner: @unchecked Sendable {
         }
     }
 
-    private func publish(_ s: inout Inner, _ event: StateEvent) {
+    /// Publishes `event`, with the rules behind it when the engine decided it.
+    private func publish(_ s: inout Inner, _ event: StateEvent, reason: ChangeReason? = nil) {
         s.seq = event.seq
         s.current = event
-        publisher.publish(event)
+        if let reason { publisher.publish(event, reason: reason) } else { publisher.publish(event) }
     }
 }

@@ -22,6 +22,9 @@ struct Options {
     With no mode option it serves the live sensor on the Unix socket (as if --serve were given).
 
       --replay FILE.csv     run the engine over a recorded trace and print the JSON lines it would publish
+      --picture FILE.svg    with --replay: also draw the trace and the decisions to FILE.svg: each sensor's
+                            axes against time, the rotation, flat spells and posture published, and the rule
+                            behind each change (Docs/algorithm.md, "The picture")
       --realtime            with --replay: pace samples by their timestamps instead of running flat out
       --no-gyro             ignore gyroscope input, use the accelerometer alone
       --camera NAME:FACING:MOUNT[:DEVICE[:PANEL]]
@@ -35,6 +38,13 @@ struct Options {
                             front:front:90 and back:back:90
       --set NAME=VALUE      set one filter threshold by name (repeatable); see Docs/algorithm.md
                             for the names, their meaning and defaults
+      --report DIR          write a bug report about the rotation to DIR: a recording of a few seconds while
+                            you turn the device, what --list prints, the version, the machine's modalias,
+                            the udev properties of every sensor and camera and the states published for the
+                            recording, in one .tar.gz, and its picture beside it (SVG). Where the service
+                            runs, it records through the service's raw samples (as root, or in its
+                            --samples-group; --socket PATH names another service)
+      --duration SEC        with --report: record for SEC seconds (default 10, at most 600)
       --list                list every accelerometer, gyroscope and hinge sensor found, with calibration
                             and capture mode, and every camera, with where its facing and mount come from; the
                             display accelerometer is read for up to 3 s to tell what 1 g reads on it
@@ -101,18 +111,7 @@ struct Options {
                     throw UsageError(description: "--rate \(text): expected a rate in Hz between 0.1 and 10000, such as 50")
                 }
                 o.daemon.rate = hz
-            case "--camera":
-                let camera = try parseCamera(try value(a))
-                guard !o.daemon.cameras.contains(where: { $0.name == camera.name }) else {
-                    throw UsageError(description: "--camera \(camera.name): a camera by that name is already configured; give each camera a different name")
-                }
-                if let device = camera.device, o.daemon.cameras.contains(where: { $0.device == device }) {
-                    throw UsageError(description: "--camera \(camera.name): another camera is configured with \(device); give each device once")
-                }
-                guard o.daemon.cameras.count < Camera.maxCount else {
-                    throw UsageError(description: "--camera \(camera.name): at most \(Camera.maxCount) cameras can be configured")
-                }
-                o.daemon.cameras.append(camera)
+            case "--camera": try addCamera(try parseCamera(try value(a)), to: &o.daemon.cameras)
             case "--set": try parseSetting(try value(a), into: &o.daemon.configuration)
             case "--serve": o.daemon.serve = true
             case "--socket": o.daemon.socket = try value(a); o.daemon.serve = true
@@ -129,13 +128,34 @@ struct Options {
             case "--full-rate": o.daemon.fullRate = true
             case "--version": o.version = true
             case "-h", "--help": o.help = true
-            default: throw UsageError(description: "unknown option \(a); see --help")
+            default:
+                guard try parseReportOption(a, into: &o.daemon, value: { () throws(UsageError) in try value(a) }) else {
+                    throw UsageError(description: "unknown option \(a); see --help")
+                }
             }
             i += 1
         }
         if let problem = o.daemon.configuration.validate() { throw UsageError(description: "--set: \(problem)") }
         try checkCombination(o, given: given)
         return o
+    }
+
+    /// Takes `flag` when it is one of the report's and the picture's options (`--report`, `--duration`,
+    /// `--picture`), its value from `value`; false for any other flag.
+    static func parseReportOption(_ flag: String, into daemon: inout DaemonOptions,
+                                  value: () throws(UsageError) -> String) throws(UsageError) -> Bool {
+        switch flag {
+        case "--picture": daemon.picture = try value()
+        case "--report": daemon.report = try value()
+        case "--duration":
+            let text = try value()
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= DaemonOptions.maxDuration else {
+                throw UsageError(description: "--duration \(text): expected seconds to record, more than 0 and at most \(Int(DaemonOptions.maxDuration))")
+            }
+            daemon.duration = seconds
+        default: return false
+        }
+        return true
     }
 
     /// Refuses an option the chosen mode would silently ignore, naming it and saying what it applies to.
@@ -147,7 +167,13 @@ struct Options {
             }
         }
         let serveOnly = ["--socket-mode", "--samples-group", "--client-timeout"]
-        if o.daemon.list {
+        if o.daemon.report == nil { try refuse(["--duration"], "applies only to --report") }
+        if o.daemon.replay == nil || o.daemon.serve { try refuse(["--picture"], "draws a printed --replay (without --serve or --socket)") }
+        if o.daemon.report != nil {
+            try refuse(["--replay", "--list", "--print", "--record", "--serve", "--always", "--realtime", "--speed",
+                        "--tablet-mode-switch"] + serveOnly,
+                       "cannot be combined with --report, which records the live sensor for a while and writes the report")
+        } else if o.daemon.list {
             try refuse(["--replay", "--print", "--record", "--serve", "--socket", "--always", "--realtime", "--speed",
                         "--set", "--full-rate", "--tablet-mode-switch"] + serveOnly,
                        "cannot be combined with --list, which only lists the sensors and cameras and exits")
@@ -183,6 +209,20 @@ struct Options {
         do { try configuration.set(String(parts[0]), to: v) } catch {
             throw UsageError(description: "--set \(s): \(error)")
         }
+    }
+
+    /// Appends `camera` to `cameras`, refusing a second camera by the same name or device, or one too many.
+    static func addCamera(_ camera: Camera, to cameras: inout [Camera]) throws(UsageError) {
+        guard !cameras.contains(where: { $0.name == camera.name }) else {
+            throw UsageError(description: "--camera \(camera.name): a camera by that name is already configured; give each camera a different name")
+        }
+        if let device = camera.device, cameras.contains(where: { $0.device == device }) {
+            throw UsageError(description: "--camera \(camera.name): another camera is configured with \(device); give each device once")
+        }
+        guard cameras.count < Camera.maxCount else {
+            throw UsageError(description: "--camera \(camera.name): at most \(Camera.maxCount) cameras can be configured")
+        }
+        cameras.append(camera)
     }
 
     static func parseCamera(_ s: String) throws(UsageError) -> Camera {

@@ -122,6 +122,21 @@ struct TracePictureTests {
         #expect(bottom - top > 50, "the spike to 30 m/s² is gone: y spans \(top)...\(bottom)")
     }
 
+    @Test("readings far apart (the still pace) are joined faintly, so a move between two of them is not drawn as seen")
+    func sparseReadingsFaint() throws {
+        // Read every 0.4 s while still, then at 50 Hz from 2 s on, when the reading has jumped.
+        let slow = stride(from: 100.0, to: 102, by: 0.4).map { Sample(time: $0, acceleration: Vector3(0, -9.8, 0)) }
+        let fast = Self.samples(from: 102.1, seconds: 1) { _ in Vector3(9.8, 0, 0) }
+        let picture = try PictureReading(svg: TracePicture.svg(PictureRecording(title: "paced", samples: slow + fast, changes: [])))
+        let lines = picture.all("accel-x").filter { $0.name == "polyline" }
+        let faint = lines.filter { $0.classes.contains("sparse") }
+        // Four gaps of 0.4 s and the 0.5 s one before the fast reads; the fast reads one full line.
+        #expect(faint.count == 5, "\(faint.map(\.attributes))")
+        #expect(faint.allSatisfy { $0.attributes["stroke-opacity"] == "0.35" })
+        #expect(lines.filter { !$0.classes.contains("sparse") }.count == 1)
+        #expect(picture.all("accel-x").filter { $0.name == "circle" }.count == slow.count)
+    }
+
     @Test("time ticks are round steps of 1, 2 or 5 times a power of ten, about as many as asked")
     func roundTicks() {
         #expect(LinearScale(domain: 0...35.6, from: 0, to: 1000).ticks(about: 12) == [0, 5, 10, 15, 20, 25, 30, 35])

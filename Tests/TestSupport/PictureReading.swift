@@ -68,6 +68,43 @@ public struct PictureReading {
         }
     }
 
+    /// Where the picture disagrees with the states published for its trace (`states`: the `state` lines as JSON
+    /// objects, in order; `start`: the trace's first sample's time, the time axis's 0): each rotation change and each
+    /// posture change must be a mark of its kind at the x of its time, and each flat spell a band from the state
+    /// that says flat to the one that says not, each within a pixel. Empty when they agree.
+    public func mismatches(states: [[String: Any]], start: Double) -> [String] {
+        var problems: [String] = []
+        func changes(_ key: String) -> [Double] {
+            var last: String = "null", times: [Double] = []
+            for s in states {
+                let value = s[key].flatMap { $0 is NSNull ? nil : "\($0)" } ?? "null"
+                if value != last, let t = s["t"] as? Double { times.append(t) }
+                last = value
+            }
+            return times
+        }
+        for (kind, key) in [("rotation", "rotation"), ("posture", "posture")] {
+            let times = changes(key), found = marks.filter { $0.parts.contains(kind) }
+            if times.count != found.count { problems.append("\(times.count) \(kind) changes but \(found.count) marks: \(times) vs \(found)") }
+            for (t, mark) in zip(times, found) where abs(mark.x - x(seconds: t - start)) >= 1 {
+                problems.append("\(kind) change at t = \(t) is at x = \(x(seconds: t - start)), its mark \(mark.number) at \(mark.x)")
+            }
+        }
+        var spells: [(start: Double, end: Double?)] = []
+        for s in states {
+            guard let flat = s["flat"] as? Bool, let t = s["t"] as? Double else { continue }
+            if flat, spells.last.map({ $0.end != nil }) ?? true { spells.append((t, nil)) }
+            if !flat, let open = spells.last, open.end == nil { spells[spells.count - 1].end = t }
+        }
+        let bands = all("flat-band").compactMap { b in b.number("x").flatMap { x in b.number("width").map { (x, x + $0) } } }
+        if bands.count != spells.count { problems.append("\(spells.count) flat spells but \(bands.count) bands: \(spells) vs \(bands)") }
+        for (spell, band) in zip(spells, bands) {
+            if abs(band.0 - x(seconds: spell.start - start)) >= 1 { problems.append("flat from \(spell.start): band starts at \(band.0)") }
+            if let end = spell.end, abs(band.1 - x(seconds: end - start)) >= 1 { problems.append("flat until \(end): band ends at \(band.1)") }
+        }
+        return problems
+    }
+
     /// The text of every `text` element with class `name`.
     public func texts(_ name: String) -> [String] { all(name).filter { $0.name == "text" }.map(\.text) }
 
