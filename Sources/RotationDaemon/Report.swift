@@ -36,8 +36,8 @@ struct Report {
         let dir = parent + "/" + name
         let recorded: Recording
         do {
-            try Self.makeDirectory(parent, mayExist: true)
             let (service, why) = try ServiceRecording.connect(path: socketPath)
+            try Self.makeDirectory(parent, mayExist: true)
             try Self.makeDirectory(dir, mayExist: false)
             say("\(ServiceVersion.name) \(ServiceVersion.current): writing a report on the rotation to \(parent)/\(name).tar.gz")
             let facts = MachineFacts.read()
