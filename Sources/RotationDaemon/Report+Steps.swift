@@ -74,7 +74,9 @@ extension Report {
         let fd = open(states, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SystemError(operation: "create", path: states, errno: errno) }
         let picture = PictureOutput()
-        let status = Serve(options: options).printReplay(feed, fd: fd, cameras: recorded.cameras, picture: picture)
+        // Configured cameras stand, as in any replay; else those the recording found or the service published.
+        let cameras = options.cameras.isEmpty ? recorded.cameras : options.cameras
+        let status = Serve(options: options).printReplay(feed, fd: fd, cameras: cameras, picture: picture)
         close(fd)
         guard status == 0 else { throw SystemError(operation: "write", path: states, errno: EIO) }
         let title = "rotationd --report: \(facts.product ?? "an unknown machine"), \(Self.stamp("%Y-%m-%d %H:%M"))"
