@@ -86,19 +86,25 @@ extension Report {
         return recording.changes
     }
 
-    /// The report's `report.txt`: when and how it was made, what the engine published, and the members.
-    func summary(_ recorded: Recording, changes: [PictureRecording.Change], service: ServiceRecording?) -> String {
+    /// What was recorded and published, in a line: the samples, the changes and the rotations among them.
+    static func outcome(_ recorded: Recording, changes: [PictureRecording.Change]) -> String {
         var rotations: [String] = []
         for c in changes where c.state.rotation.map({ String($0.degrees) }) != rotations.last {
             if let r = c.state.rotation { rotations.append(String(r.degrees)) }
         }
+        return "recorded \(recorded.samples) samples in \(JSONWriter.format(recorded.seconds, decimals: 1)) s; published for "
+            + "them: \(changes.count) changes, rotations \(rotations.isEmpty ? "none" : rotations.joined(separator: ", "))"
+    }
+
+    /// The report's `report.txt`: when and how it was made, what the engine published, and the members.
+    func summary(_ recorded: Recording, changes: [PictureRecording.Change], service: ServiceRecording?) -> String {
         var lines = [
             "rotationd bug report, written \(Self.stamp("%Y-%m-%d %H:%M:%S %z")) by \(ServiceVersion.name) \(ServiceVersion.current)",
             "command: " + CommandLine.arguments.joined(separator: " "),
-            "recorded: \(recorded.samples) samples in \(JSONWriter.format(recorded.seconds, decimals: 1)) s, \(recorded.how)",
+            "recording: \(recorded.how)",
+            Self.outcome(recorded, changes: changes),
         ]
         if let ended = recorded.ended { lines.append("the recording ended early: \(ended)") }
-        lines.append("published for the recording: \(changes.count) changes; rotations \(rotations.isEmpty ? "none" : rotations.joined(separator: ", "))")
         lines.append("")
         lines.append("files:")
         for m in Self.members where m.name != "service.jsonl" || service != nil {
@@ -108,8 +114,9 @@ extension Report {
     }
 
     /// Packs the directory `name` in `parent` into `NAME.tar.gz`, puts the picture beside it as `NAME.svg`, hands
-    /// both to the user who ran sudo, and removes the directory; returns the exit status.
-    func pack(_ name: String, in parent: String) -> Int32 {
+    /// both (and `parent`, when the report made it) to the user who ran sudo, and removes the directory; returns
+    /// the exit status.
+    func pack(_ name: String, in parent: String, createdParent: Bool) -> Int32 {
         let dir = parent + "/" + name, archive = parent + "/" + name + ".tar.gz", picture = parent + "/" + name + ".svg"
         do {
             try TextFile.write(try TextFile.read(dir + "/picture.svg"), to: picture)
@@ -118,9 +125,8 @@ extension Report {
             Log.error("--report: \(error); the report's files are in \(dir)")
             return 1
         }
-        for m in Self.members { unlink(dir + "/" + m.name) }
-        rmdir(dir)
-        Self.giveToSudoUser([archive, picture])
+        Self.discard(dir, parent: nil)
+        Self.giveToSudoUser((createdParent ? [parent] : []) + [archive, picture])
         say("wrote \(archive)")
         say("and its picture \(picture) (open it in a web browser); attach both to the bug report")
         OutputStreamFD.standardOutput.write(archive + "\n")

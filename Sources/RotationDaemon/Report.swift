@@ -27,18 +27,18 @@ struct Report {
 
     let options: DaemonOptions
 
-    /// Writes the report; 0 when the archive (or, without tar, the directory) is complete, 1 when it could not be
-    /// written or the service would not share its samples.
+    /// Writes the report; 0 when the archive is written, 1 when the report could not be written (what was is left
+    /// in its directory, and said), was stopped before it recorded, or the service would not share its samples.
     func run() -> Int32 {
         var stopSignals = PermanentSubscriber.blockStopSignals()
         guard let parent = options.report else { return 2 }
         let name = "rotationd-report-" + Self.stamp("%Y%m%d-%H%M%S")
         let dir = parent + "/" + name
-        let recorded: Recording
+        var createdParent = false, createdDir = false
         do {
             let (service, why) = try ServiceRecording.connect(path: socketPath)
-            try Self.makeDirectory(parent, mayExist: true)
-            try Self.makeDirectory(dir, mayExist: false)
+            createdParent = try Self.makeDirectory(parent, mayExist: true)
+            createdDir = try Self.makeDirectory(dir, mayExist: false)
             say("\(ServiceVersion.name) \(ServiceVersion.current): writing a report on the rotation to \(parent)/\(name).tar.gz")
             let facts = MachineFacts.read()
             try write("\(ServiceVersion.name) \(ServiceVersion.current)\n", dir, "version.txt")
@@ -46,15 +46,23 @@ struct Report {
             try write(UDevListing.text(subsystems: ["iio", "video4linux"]), dir, "udev.txt")
             say("listing the sensors and cameras (rotationd --list): hold the device still for up to \(Int(Listing.listSamplingTime)) s")
             try write(Listing.text(options), dir, "list.txt")
-            recorded = try record(dir + "/trace.csv", service: service, why: why, stopSignals: &stopSignals)
+            // Ctrl-C while listing: nothing recorded yet, so nothing to report.
+            guard !Self.stopRequested(&stopSignals, wait: 0) else {
+                Self.discard(dir, parent: createdParent ? parent : nil)
+                say("stopped before the recording: nothing written")
+                return 1
+            }
+            let recorded = try record(dir + "/trace.csv", service: service, why: why, stopSignals: &stopSignals)
             if let service { try write(service.lines.joined(separator: "\n") + "\n", dir, "service.jsonl") }
             let changes = try replay(dir, recorded, facts)
             try write(summary(recorded, changes: changes, service: service), dir, "report.txt")
+            say(Self.outcome(recorded, changes: changes)
+                + (recorded.samples == 0 ? "; no sample came: list.txt and the messages above say why" : ""))
         } catch {
-            Log.error("--report: \(error)")
+            Log.error("--report: \(error)" + (createdDir ? "; what was written is in \(dir)" : ""))
             return 1
         }
-        return pack(name, in: parent)
+        return pack(name, in: parent, createdParent: createdParent)
     }
 
     /// What a report's recording gave.
@@ -94,12 +102,20 @@ struct Report {
         return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Creates `path` (mode 0755); one that exists already is fine only when `mayExist`.
-    static func makeDirectory(_ path: String, mayExist: Bool) throws(SystemError) {
-        guard mkdir(path, 0o755) != 0 else { return }
+    /// Creates `path` (mode 0755); one that exists already is fine only when `mayExist`. Returns whether it made it.
+    @discardableResult
+    static func makeDirectory(_ path: String, mayExist: Bool) throws(SystemError) -> Bool {
+        guard mkdir(path, 0o755) != 0 else { return true }
         let e = errno
-        if e == EEXIST && mayExist { return }
+        if e == EEXIST && mayExist { return false }
         throw SystemError(operation: "create the directory", path: path, errno: e,
                           fix: e == ENOENT ? "create its parent first" : e == EACCES ? "choose a directory you may write to" : nil)
+    }
+
+    /// Removes the report's directory `dir` with its members, and `parent` when the report made it and it is empty.
+    static func discard(_ dir: String, parent: String?) {
+        for m in members { unlink(dir + "/" + m.name) }
+        rmdir(dir)
+        if let parent { rmdir(parent) }
     }
 }

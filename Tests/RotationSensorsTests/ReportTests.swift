@@ -35,7 +35,9 @@ struct ReportTests {
         try Self.checkCommonMembers(report, expected: Self.members)
         let states = try Self.states(report)
         #expect(Self.rotations(states) == [0, 270, 180], "\(states)")
-        #expect(try Self.text(report, "report.txt").contains("directly from the sensors"))
+        let summary = try Self.text(report, "report.txt")
+        #expect(summary.contains("recording: directly from the sensors") && summary.contains("rotations 0, 270, 180\n"), "\(summary)")
+        #expect(r.stdout.contains { $0.hasPrefix("recorded ") && $0.hasSuffix("rotations 0, 270, 180") }, "\(r.transcript)")
         #expect(try String(contentsOfFile: String(archive.dropLast(".tar.gz".count)) + ".svg", encoding: .utf8)
                 == (try Self.text(report, "picture.svg")), "the picture beside the archive is the one in it")
         #expect(!FileManager.default.fileExists(atPath: String(archive.dropLast(".tar.gz".count))), "the packed directory is left behind")
@@ -61,7 +63,7 @@ struct ReportTests {
         #expect(archives.count == 1, "\(archives)")
         let report = try Self.unpack(dir + "/" + (try #require(archives.first)), in: dir)
         try Self.checkCommonMembers(report, expected: Self.members + ["service.jsonl"])
-        #expect(try Self.text(report, "report.txt").contains("through the service on \(socket), from its raw samples"))
+        #expect(try Self.text(report, "report.txt").contains("recording: through the service on \(socket), from its raw samples"))
         let service = try Self.text(report, "service.jsonl").split(separator: "\n").map(String.init)
         let hello = try #require(service.first.flatMap { ServerMessage.decode($0) })
         guard case .hello(let greeting) = hello else { Issue.record("service.jsonl starts with \(service.first ?? "")"); return }
@@ -74,6 +76,23 @@ struct ReportTests {
         // The trace turns a quarter every 1.9 s: 4 s of it hold at least one turn.
         let states = try Self.states(report)
         #expect(Set(Self.rotations(states)).count >= 2, "\(states)")
+    }
+
+    @Test("a stop signal while recording ends the recording early, and the report is written with what was recorded")
+    func stoppedEarly() async throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try await Testbed.run(devices: Self.devices, steps: [
+            .start,
+            .wait(.stdout("^recording for 60 s: ", within: Tolerance.listing)),
+            .wait(.stdout("s left, [1-9][0-9]* samples")),
+            .stop,
+        ], arguments: ["--report", dir, "--duration", "60", "--socket", dir + "/no-service.sock"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        let report = try Self.unpack(try #require(r.stdout.last, "\(r.transcript)"), in: dir)
+        try Self.checkCommonMembers(report, expected: Self.members)
+        let summary = try Self.text(report, "report.txt")
+        #expect(summary.contains("the recording ended early: stopped by a signal"), "\(summary)")
     }
 
     // MARK: - The members
