@@ -2,9 +2,9 @@ import RotationEngine
 import RotationProtocol
 
 /// A published change the picture marks and numbers: one whose rotation, flat flag, inputs or posture changed.
-/// A change of the tilt class or the hinge angle alone is shown by its lane or panel, not numbered.
+/// A change of the tilt class or the hinge angle alone is shown by its lane or plot, not numbered.
 struct ChangeMark: Sendable {
-    /// What a change changed.
+    /// What a change changed: the SVG classes of its marker.
     enum Part: String, Sendable {
         case rotation, flat, inputs, posture
     }

@@ -1,5 +1,5 @@
-/// The numbered markers of the published changes: a dashed line across the panels and lanes at each change's
-/// time, and a numbered badge above the panels, with the rule's name beside it where there is room.
+/// The numbered markers of the published changes: a dashed line across the plots and lanes at each change's
+/// time, and a numbered badge above the plots, with the rule's name beside it where there is room.
 struct ChangeMarkers: Sendable {
     /// Rows of badges, so that changes close in time keep their numbers apart.
     static let rows = 3

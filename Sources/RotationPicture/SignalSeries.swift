@@ -1,4 +1,4 @@
-/// One line of a panel: a reading against time, faint between readings far apart, broken where the readings stop
+/// One line of a plot: a reading against time, faint between readings far apart, broken where the readings stop
 /// for longer than a gap (or, for a published value, where it is none).
 struct SignalSeries: Sendable {
     /// The name the legend and the tooltip give it.
@@ -16,7 +16,7 @@ struct SignalSeries: Sendable {
     /// A longer pause between two readings breaks the line: nothing was read meanwhile (the engine's `maxGap`).
     static let gap = 1.0
     /// Readings further apart than this are joined by a faint line (`bridges`): the still pace reads every 0.4 s,
-    /// and a line at full strength between two such reads would show a move that nobody saw. A part read at its
+    /// and a line at full strength between two such reads would show a move that nobody saw. A sensor read at its
     /// full rate, 10 Hz and up, stays under it.
     static let sparse = 0.15
 

@@ -1,6 +1,6 @@
 import RotationProtocol
 
-/// A lane under the panels: a published value (the rotation, the posture) as labelled segments along time, each
+/// A lane under the plots: a published value (the rotation, the posture) as labelled segments along time, each
 /// from the change that published it to the next change of that value.
 struct StateLane: Sendable {
     /// One stretch of time with one value.

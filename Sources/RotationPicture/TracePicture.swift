@@ -14,39 +14,39 @@ public enum TracePicture {
     static let right = 24.0
     /// The top of the first row of badges, px: under the title, the subtitle and the legend.
     static let badgeTop = 102.0
-    /// The space between panels, px, which holds each panel's title.
-    static let panelGap = 38.0
+    /// The space between plots, px, which holds each plot's title.
+    static let plotGap = 38.0
 
     /// The picture of `recording`, as a whole SVG document.
     public static func svg(_ recording: PictureRecording) -> String {
         let span = recording.span
         let x = LinearScale(domain: span.start...span.end, from: left, to: width - right)
         let marks = ChangeMark.marks(recording.changes)
-        let panels = recording.samples.isEmpty ? [] : SignalPanel.panels(recording)
+        let plots = recording.samples.isEmpty ? [] : SignalPlot.plots(recording)
         let lanes = [StateLane.rotation(recording)] + [StateLane.posture(recording)].compactMap { $0 }
         let markers = ChangeMarkers(marks: marks)
         var svg = SVGDocument()
         let sparse = zip(recording.samples, recording.samples.dropFirst()).contains {
             (SignalSeries.sparse...SignalSeries.gap).contains($1.time - $0.time)
         }
-        header(into: &svg, recording, hinge: panels.contains { $0.className == "panel hinge" }, sparse: sparse)
-        let plotTop = badgeTop + Double(markers.rowsUsed(x: x)) * ChangeMarkers.rowHeight + panelGap - 8
+        header(into: &svg, recording, hinge: plots.contains { $0.className == "plot hinge" }, sparse: sparse)
+        let plotTop = badgeTop + Double(markers.rowsUsed(x: x)) * ChangeMarkers.rowHeight + plotGap - 8
         var y = plotTop
-        var panelTops: [Double] = []
-        for panel in panels {
-            panelTops.append(y)
-            y += panel.height + panelGap
+        var plotTops: [Double] = []
+        for plot in plots {
+            plotTops.append(y)
+            y += plot.height + plotGap
         }
-        if panels.isEmpty {
+        if plots.isEmpty {
             svg.text("No samples were recorded.", x: left, y: y, size: 14, weight: "bold")
             y += 30
         }
-        let laneTop = y - panelGap + 14
+        let laneTop = y - plotGap + 14
         let lanesBottom = laneTop + Double(lanes.count) * (StateLane.height + 6) - 6
         let flat = StateLane.runs(recording) { $0.flat ? true : nil }.filter { $0.value == true }
         flatBands(into: &svg, flat, x: x, top: plotTop, bottom: lanesBottom)
         let timeTicks = ticks(x).map(\.at)
-        for (panel, top) in zip(panels, panelTops) { panel.draw(into: &svg, top: top, x: x, timeTicks: timeTicks) }
+        for (plot, top) in zip(plots, plotTops) { plot.draw(into: &svg, top: top, x: x, timeTicks: timeTicks) }
         for (i, lane) in lanes.enumerated() {
             lane.draw(into: &svg, top: laneTop + Double(i) * (StateLane.height + 6), x: x)
         }
@@ -116,7 +116,7 @@ public enum TracePicture {
         svg.close()
     }
 
-    /// The flat spells as grey bands behind the panels and lanes.
+    /// The flat spells as grey bands behind the plots and lanes.
     private static func flatBands(into svg: inout SVGDocument, _ runs: [(start: Double, end: Double, value: Bool?)],
                                   x: LinearScale, top: Double, bottom: Double) {
         svg.open("g", ["class": "flat-spells"])

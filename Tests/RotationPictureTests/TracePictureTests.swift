@@ -80,8 +80,8 @@ struct TracePictureTests {
         #expect(table.contains("1 change of the tilt class or the hinge angle alone"))
     }
 
-    @Test("a panel for each sensor the samples carry, and the posture lane and hinge panel only for a convertible")
-    func panelsFollowTheSamples() throws {
+    @Test("a plot for each sensor the samples carry, and the posture lane and hinge plot only for a convertible")
+    func plotsFollowTheSamples() throws {
         let plain = try PictureReading(svg: TracePicture.svg(Self.recording))
         #expect(Set(plain.elements.flatMap(\.classes).filter { ["accel", "gyro", "base", "hinge"].contains($0) }) == ["accel"])
         #expect(plain.all("posture-segment").isEmpty)
@@ -94,7 +94,7 @@ struct TracePictureTests {
         let fold = PictureRecording.Change(time: 100.5, state: DeviceState(fold: PostureState(posture: .laptop, hinge: 110)),
                                            reason: ChangeReason(posture: PostureReason(source: .hingeSensor, rule: .closedLeave)))
         let convertible = try PictureReading(svg: TracePicture.svg(PictureRecording(title: "fold", samples: samples, changes: [fold])))
-        for panel in ["accel", "gyro", "base", "hinge"] { #expect(!convertible.all("panel").filter { $0.classes.contains(panel) }.isEmpty, "\(panel)") }
+        for plot in ["accel", "gyro", "base", "hinge"] { #expect(!convertible.all("plot").filter { $0.classes.contains(plot) }.isEmpty, "\(plot)") }
         #expect(convertible.all("posture-segment").compactMap { $0.attributes["data-value"] } == ["none", "laptop"])
         #expect(convertible.texts("mark-label") == ["closedLeave"])
     }

@@ -189,8 +189,8 @@ struct ReportTests {
         return dir
     }
 
-    /// A trace in the polled part's raw frame (its matrix swaps x and y and turns both): upright for 1.5 s, a
-    /// quarter turn to right-up over 0.4 s, 1.5 s there, and back, at 50 Hz; the feed loops it.
+    /// A trace in the polled accelerometer's raw frame (its matrix swaps x and y and turns both): upright for
+    /// 1.5 s, a quarter turn to right-up over 0.4 s, 1.5 s there, and back, at 50 Hz; the feed loops it.
     static func turnsTrace(in dir: String) throws -> String {
         var rows = ["t,x,y,z"]
         var t = 0.0

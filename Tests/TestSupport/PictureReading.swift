@@ -11,8 +11,11 @@ import FoundationXML
 public struct PictureReading {
     /// One element: its name, attributes and text.
     public struct Element {
+        /// The element's name, such as `line` or `text`.
         public let name: String
+        /// Its attributes; a mark's line also carries its group's `data-number`.
         public let attributes: [String: String]
+        /// The text it holds, without that of a tooltip (`title`).
         public var text = ""
         /// The classes of the element itself and of the groups around it.
         public let classes: Set<String>
@@ -45,6 +48,7 @@ public struct PictureReading {
 
     /// Why a picture could not be read.
     public struct Failure: Error, CustomStringConvertible {
+        /// What was wrong with it.
         public let description: String
     }
 

@@ -1,7 +1,7 @@
 import RotationProtocol
 
-/// One panel of the picture: a sensor's readings (or the hinge's angle) against time, with its value axis.
-struct SignalPanel: Sendable {
+/// One plot of the picture: a sensor's readings (or the hinge's angle) against time, with its value axis.
+struct SignalPlot: Sendable {
     /// The title above it, with the unit.
     let title: String
     /// Its lines.
@@ -12,25 +12,25 @@ struct SignalPanel: Sendable {
     var fixedDomain: ClosedRange<Double>?
     /// Its height, px.
     let height: Double
-    /// Its class in the SVG (`panel accel`).
+    /// Its class in the SVG (`plot accel`).
     let className: String
 
-    /// The panels `recording` has readings for: the display accelerometer always, then the gyroscope, the base
+    /// The plots `recording` has readings for: the display accelerometer always, then the gyroscope, the base
     /// and the hinge where any sample (or, for the hinge, any state) carries one.
-    static func panels(_ recording: PictureRecording) -> [SignalPanel] {
+    static func plots(_ recording: PictureRecording) -> [SignalPlot] {
         let samples = recording.samples
-        var panels = [SignalPanel(title: "display accelerometer, m/s²", series: axes(samples, "accel") { $0.acceleration },
-                                  height: 170, className: "panel accel")]
+        var plots = [SignalPlot(title: "display accelerometer, m/s²", series: axes(samples, "accel") { $0.acceleration },
+                                height: 170, className: "plot accel")]
         if samples.contains(where: { $0.angularVelocity != nil }) {
-            panels.append(SignalPanel(title: "gyroscope, rad/s", series: axes(samples, "gyro") { $0.angularVelocity },
-                                      height: 120, className: "panel gyro"))
+            plots.append(SignalPlot(title: "gyroscope, rad/s", series: axes(samples, "gyro") { $0.angularVelocity },
+                                    height: 120, className: "plot gyro"))
         }
         if samples.contains(where: { $0.base != nil }) {
-            panels.append(SignalPanel(title: "base accelerometer, m/s² (in the base's frame)",
-                                      series: axes(samples, "base") { $0.base }, height: 120, className: "panel base"))
+            plots.append(SignalPlot(title: "base accelerometer, m/s² (in the base's frame)",
+                                    series: axes(samples, "base") { $0.base }, height: 120, className: "plot base"))
         }
-        if let hinge = hingePanel(recording) { panels.append(hinge) }
-        return panels
+        if let hinge = hingePlot(recording) { plots.append(hinge) }
+        return plots
     }
 
     /// x, y and z of the vector `read` gives, as three series.
@@ -42,8 +42,8 @@ struct SignalPanel: Sendable {
         }
     }
 
-    /// The hinge's panel: a hinge sensor's readings and the angle published, against the posture's thresholds.
-    private static func hingePanel(_ recording: PictureRecording) -> SignalPanel? {
+    /// The hinge's plot: a hinge sensor's readings and the angle published, against the posture's thresholds.
+    private static func hingePlot(_ recording: PictureRecording) -> SignalPlot? {
         let read = recording.samples.filter { $0.hinge != nil }
         let published = recording.changes.filter { $0.state.fold.hinge != nil }
         guard !read.isEmpty || !published.isEmpty else { return nil }
@@ -57,10 +57,10 @@ struct SignalPanel: Sendable {
         series.append(SignalSeries(name: "hinge published", colour: Palette.published, dash: nil, className: "series hinge-published",
                                    points: steps, steps: true))
         let guides = [(20.0, "closed ≤ 20°"), (200, "folded > 200°"), (320, "tablet ≥ 320°")]
-        return SignalPanel(title: "hinge, °", series: series, guides: guides, fixedDomain: 0...360, height: 120, className: "panel hinge")
+        return SignalPlot(title: "hinge, °", series: series, guides: guides, fixedDomain: 0...360, height: 120, className: "plot hinge")
     }
 
-    /// Draws the panel with its top at `top` against the time scale `x`, with a vertical grid line at each of
+    /// Draws the plot with its top at `top` against the time scale `x`, with a vertical grid line at each of
     /// `timeTicks`.
     func draw(into svg: inout SVGDocument, top: Double, x: LinearScale, timeTicks: [Double]) {
         let domain = fixedDomain ?? LinearScale.niceDomain(series.flatMap(\.values), minimumSpan: 1)
