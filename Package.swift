@@ -40,12 +40,15 @@ let package = Package(
         .target(name: "RotationSensors", dependencies: ["RotationProtocol", "RotationEngine", "CIIO", "CIIOEvents", "CUDev", "CWake", "CInput"]),
         .target(name: "RotationCameras", dependencies: ["RotationProtocol", "RotationEngine", "CUDev", "CV4L2"]),
         .target(name: "RotationService", dependencies: ["RotationProtocol", "RotationEngine"]),
-        .target(name: "RotationClient", dependencies: ["RotationProtocol"]),
+        // A blocking connection to the service's socket, line by line: the client library's, and what rotationd --report
+        // records through, without the client library's asynchronous stream (and the concurrency runtime it links).
+        .target(name: "RotationConnection", dependencies: ["RotationProtocol"]),
+        .target(name: "RotationClient", dependencies: ["RotationProtocol", "RotationConnection"]),
         // The picture of a recording: samples and the changes published, with their rules, in; SVG text out; no I/O.
         .target(name: "RotationPicture", dependencies: ["RotationProtocol", "RotationEngine"]),
         // The live service's wiring and policy, which the rotationd executable runs after parsing its options.
         .target(name: "RotationDaemon", dependencies: ["RotationProtocol", "RotationEngine", "RotationSensors", "RotationCameras",
-                                                       "RotationService", "RotationClient", "RotationPicture", "CMalloc", "CInput"]),
+                                                       "RotationService", "RotationConnection", "RotationPicture", "CMalloc", "CInput"]),
         .executableTarget(name: "rotationd", dependencies: ["RotationDaemon", "RotationProtocol", "RotationEngine", "RotationSensors",
                                                             "RotationService"]),
         .executableTarget(name: "rotwatch", dependencies: ["RotationProtocol", "RotationClient"]),

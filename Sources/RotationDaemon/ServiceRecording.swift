@@ -1,5 +1,5 @@
 import Glibc
-import RotationClient
+import RotationConnection
 import RotationProtocol
 import RotationSensors
 

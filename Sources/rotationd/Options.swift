@@ -81,7 +81,8 @@ struct Options {
     cleanly; it removes the socket file it created (never one systemd passed in).
 
     Exit status: 0 on success, 1 when the service cannot start (for example another instance is
-    already serving on the socket), 2 on bad arguments or a malformed trace.
+    already serving on the socket) or a report or picture cannot be written, 2 on bad arguments or a
+    malformed trace.
     """
 
     static func parse(_ args: [String]) throws(UsageError) -> Options {

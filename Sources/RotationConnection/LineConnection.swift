@@ -66,7 +66,7 @@ public final class LineConnection: @unchecked Sendable {
     /// were split across reads; the connection is then closed, since the rest of that line cannot be
     /// told from the next one.
     public func readLine(timeout: Double? = nil, shouldStop: () -> Bool = { false }) throws(ClientError) -> String? {
-        let deadline = timeout.map { MonotonicClock.now + $0 }
+        let deadline = timeout.map { LineConnection.now + $0 }
         var scanned = 0
         while true {
             if let nl = buffer[scanned...].firstIndex(of: 0x0A) {
@@ -80,7 +80,7 @@ public final class LineConnection: @unchecked Sendable {
             if fd < 0 { return nil }
             var wait: Int32 = 200
             if let deadline {
-                let left = deadline - MonotonicClock.now
+                let left = deadline - LineConnection.now
                 if left <= 0 { return nil }
                 wait = Int32(min(0.2, left) * 1000) + 1
             }
@@ -98,6 +98,13 @@ public final class LineConnection: @unchecked Sendable {
             }
             buffer.append(contentsOf: chunk[..<n])
         }
+    }
+
+    /// Seconds on CLOCK_MONOTONIC, for the read deadlines.
+    private static var now: Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     private func tooLong() -> ClientError {
