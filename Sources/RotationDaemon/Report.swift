@@ -22,13 +22,14 @@ struct Report {
         ("trace.csv", "the recording: calibrated samples (Docs/trace-format.md); rotationd --replay trace.csv plays it back"),
         ("states.jsonl", "the states published for the recording, as rotationd --replay trace.csv prints them (Docs/protocol.md)"),
         ("picture.svg", "the recording and the decisions drawn: open it in a web browser"),
-        ("service.jsonl", "recorded through a service only: its hello and the states it published while recording"),
+        ("service.jsonl", "recorded through a service only: its hello and the states it published while the report ran"),
     ]
 
     let options: DaemonOptions
 
-    /// Writes the report; 0 when the archive is written, 1 when the report could not be written (what was is left
-    /// in its directory, and said), was stopped before it recorded, or the service would not share its samples.
+    /// Writes the report; 0 when the archive is written, 1 when the report could not be written (what was written
+    /// is left in its directory, and said), was stopped before it recorded, or the service would not share its
+    /// samples.
     func run() -> Int32 {
         var stopSignals = PermanentSubscriber.blockStopSignals()
         guard let parent = options.report else { return 2 }
