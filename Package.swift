@@ -42,10 +42,16 @@ let package = Package(
         .target(name: "RotationSensors", dependencies: ["RotationProtocol", "RotationEngine", "CIIO", "CIIOEvents", "CUDev", "CWake", "CInput"]),
         .target(name: "RotationCameras", dependencies: ["RotationProtocol", "RotationEngine", "CUDev", "CV4L2"]),
         .target(name: "RotationService", dependencies: ["RotationProtocol", "RotationEngine"]),
-        .target(name: "RotationClient", dependencies: ["RotationProtocol"]),
+        // A blocking connection to the service's socket, line by line: the client library's, and what rotationd --report
+        // records through, without the client library's asynchronous stream (and the concurrency runtime it links).
+        .target(name: "RotationConnection", dependencies: ["RotationProtocol"]),
+        .target(name: "RotationClient", dependencies: ["RotationProtocol", "RotationConnection"]),
+        // The picture of a recording: samples and the changes published, with their rules, in; SVG text out; no I/O.
+        .target(name: "RotationPicture", dependencies: ["RotationProtocol", "RotationEngine"]),
         // The live service's wiring and policy, which the rotationd executable runs after parsing its options.
         .target(name: "RotationDaemon", dependencies: ["RotationProtocol", "RotationEngine", "RotationSensors", "RotationCameras",
-                                                       "RotationService", "CMalloc", "CInput", "CFailSafe"]),
+                                                       "RotationService", "RotationConnection", "RotationPicture", "CMalloc", "CInput",
+                                                       "CFailSafe"]),
         .executableTarget(name: "rotationd", dependencies: ["RotationDaemon", "RotationProtocol", "RotationEngine", "RotationSensors",
                                                             "RotationService"]),
         .executableTarget(name: "rotwatch", dependencies: ["RotationProtocol", "RotationClient"]),
@@ -72,6 +78,7 @@ let package = Package(
         .testTarget(name: "RotationSensorsTests", dependencies: ["RotationProtocol", "RotationEngine", "RotationSensors", "TestSupport"]),
         .testTarget(name: "RotationCamerasTests", dependencies: ["RotationProtocol", "RotationCameras", "TestSupport"]),
         .testTarget(name: "RotationServiceTests", dependencies: ["RotationProtocol", "RotationEngine", "RotationClient", "RotationService", "TestSupport"]),
+        .testTarget(name: "RotationPictureTests", dependencies: ["RotationProtocol", "RotationEngine", "RotationPicture", "TestSupport"]),
         .testTarget(name: "PackagingTests", dependencies: ["TestSupport"]),
         .testTarget(name: "FuzzTests", dependencies: ["TestSupport"]),
     ]

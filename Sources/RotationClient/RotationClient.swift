@@ -1,4 +1,6 @@
 import Glibc
+// A client program that imports RotationClient connects with LineConnection and meets ClientError too.
+@_exported import RotationConnection
 import RotationProtocol
 import Synchronization
 

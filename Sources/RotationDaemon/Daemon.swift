@@ -20,6 +20,9 @@ public struct Daemon: Sendable {
     public func run() -> Int32 {
         // Before any thread starts (`ResidentTrim`, Docs/memory.md).
         _ = rotationd_malloc_one_arena()
+        if options.report != nil {
+            return Report(options: options).run()
+        }
         if options.replay != nil || options.serve {
             return Serve(options: options).run()
         }

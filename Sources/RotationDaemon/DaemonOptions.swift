@@ -42,6 +42,15 @@ public struct DaemonOptions: Sendable {
     public var fullRate = false
     /// Whether rotationd makes a tablet-mode switch of its own through uinput (`--tablet-mode-switch`).
     public var tabletModeSwitch = false
+    /// The SVG file a printing replay draws its picture to (`--picture`), or nil.
+    public var picture: String?
+    /// The directory a bug report is written to (`--report`), or nil.
+    public var report: String?
+    /// How long a report records, s (`--duration`): by default long enough for a turn to each edge and a flat
+    /// spell at an unhurried pace.
+    public var duration = 10.0
+    /// The longest recording `--duration` allows, s: ten minutes at 100 Hz is a few megabytes of trace.
+    public static let maxDuration = 600.0
 
     /// Whether to run the guided fix of a wrong mount matrix (`--fix-mount`).
     public var fixMount = false

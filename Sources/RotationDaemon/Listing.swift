@@ -9,10 +9,14 @@ enum Listing {
     /// `rotationd --list`: prints every sensor and every camera found, and what would be used; 0 even when
     /// none is found.
     static func run(_ options: DaemonOptions) -> Int32 {
-        let out = OutputStreamFD.standardOutput
-        out.write(sensorListing(options))
-        out.write(CameraInput.list(options))
+        OutputStreamFD.standardOutput.write(text(options))
         return 0
+    }
+
+    /// What `--list` prints: the sensors (the display accelerometer read for up to `listSamplingTime`), then the
+    /// cameras.
+    static func text(_ options: DaemonOptions) -> String {
+        sensorListing(options) + CameraInput.list(options)
     }
 
     private static func sensorListing(_ options: DaemonOptions) -> String {

@@ -1,5 +1,6 @@
 import Glibc
 import RotationEngine
+import RotationPicture
 import RotationProtocol
 import RotationSensors
 import RotationService
@@ -28,23 +29,39 @@ struct Serve {
         return options.serve ? serve(feed) : printReplay(feed)
     }
 
-    /// Replays `feed` flat out (or paced, with `--realtime`) into standard output alone, on this thread.
+    /// Replays `feed` flat out (or paced, with `--realtime`) into standard output alone, on this thread, and
+    /// draws the picture `--picture` asks for.
     private func printReplay(_ feed: ReplayFeeder) -> Int32 {
+        let picture = options.picture.map { _ in PictureOutput() }
+        let status = printReplay(feed, fd: 1, cameras: replayCameras, picture: picture)
+        guard status == 0, let path = options.picture, let picture else { return status }
+        let name = options.replay.map { String($0.split(separator: "/").last ?? Substring($0)) } ?? "trace"
+        do { try TextFile.write(TracePicture.svg(picture.recording(title: "rotationd --replay \(name)", samples: feed.samples, options: options)), to: path) } catch {
+            Log.error("--picture: \(error)")
+            return 1
+        }
+        return 0
+    }
+
+    /// Replays `feed` into the file descriptor `fd`, one JSON line per change, with `cameras`; `picture`, when
+    /// given, keeps the samples and the changes with their rules. Returns the exit status: 2 for a bad
+    /// `ROTATIOND_DISABLE_RULES`, 1 when writing failed.
+    func printReplay(_ feed: ReplayFeeder, fd: Int32, cameras: [Camera], picture: PictureOutput?) -> Int32 {
         var configuration = options.configuration
         do { configuration.disabledRules = try Self.disabledRules() } catch {
             Log.error("\(error)")
             return 2
         }
-        let printer = StandardOutputPrinter(mode: .complete)
-        let publisher = Publisher(outputs: [printer])
+        let printer = StandardOutputPrinter(fd: fd, mode: .complete)
+        let publisher = Publisher(outputs: [printer] + (picture.map { [$0] } ?? []))
         let runner = EngineRunner(engine: OrientationEngine(configuration: configuration),
-                                  cameras: replayCameras, sensor: .ok, publisher: publisher, policy: options.samplingPolicy,
+                                  cameras: cameras, sensor: .ok, publisher: publisher, policy: options.samplingPolicy,
                                   onGyroscopeFinding: feed.gyroscopeFound)
         feed.run(runner)
         publisher.close()
         // A partial output must never pass as a whole one.
         if let why = printer.failure {
-            Log.error("the replay's output is incomplete: writing standard output failed (\(why))")
+            Log.error("the replay's output is incomplete: writing \(fd == 1 ? "standard output" : "the states") failed (\(why))")
             return 1
         }
         return 0

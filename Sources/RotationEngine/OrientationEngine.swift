@@ -23,6 +23,9 @@ public struct OrientationEngine: Sendable {
     public let configuration: EngineConfiguration
     /// The state last published.
     public private(set) var state: DeviceState = .initial
+    /// Why the state last published changed: the rule behind each part that changed. Recorded on the side;
+    /// no decision reads it.
+    public private(set) var reason = ChangeReason()
 
     private let limits: EngineLimits
     private var gate: SampleGate
@@ -30,6 +33,8 @@ public struct OrientationEngine: Sendable {
     private var gyro = FusedEstimate()
     private var decision: Decision
     private var posture = PostureEstimate()
+    /// What changed the flat flag at the latest sample decided, if it changed.
+    private var flatRule: FlatRule?
 
     /// Creates an engine with the given thresholds.
     public init(configuration: EngineConfiguration = .default) {
@@ -46,6 +51,7 @@ public struct OrientationEngine: Sendable {
     /// carries one of its readings, beside the rotation.
     public mutating func process(_ sample: Sample) -> DeviceState? {
         var changed = false
+        let before = state, publishedBefore = decision.published
         if let next = orient(sample) { changed = publish(next) }
         if sample.readsFold || posture.hasSource {
             let fold = posture.update(sample)
@@ -54,7 +60,12 @@ public struct OrientationEngine: Sendable {
                 changed = true
             }
         }
-        return changed ? state : nil
+        guard changed else { return nil }
+        reason = ChangeReason(rotation: state.rotation != before.rotation ? decision.rotationReason : nil,
+                              flat: state.flat != before.flat ? flatRule : nil,
+                              inputs: publishedBefore && state.inputs != before.inputs ? .inputsHold : nil,
+                              posture: state.fold.posture != before.fold.posture ? posture.reason : nil)
+        return state
     }
 
     /// The display's state after `sample`, or nil when the sample decides nothing.
@@ -71,7 +82,7 @@ public struct OrientationEngine: Sendable {
         guard m.estimate.length > 0 else { return nil }
         var next = state
         next.inputs = decision.inputsHold(current: state.inputs, final: gyro.check.finding != nil, at: s.time)
-        (next.flat, next.tilt) = decision.pose(m, state: state)
+        (next.flat, next.tilt, flatRule) = decision.pose(m, state: state)
         next.rotation = decision.rotation(&m, flat: next.flat, accel: &accel, gyro: &gyro)
         if fused { gyro.askAgain(at: s.time, accel: accel.gravity, ready: m.accelReady) }
         return next

@@ -20,6 +20,18 @@ public enum TextFile {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// Writes `text` as the whole of the file `path`, created (mode 0644) or truncated.
+    public static func write(_ text: String, to path: String) throws(SystemError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let e = errno
+            throw SystemError(operation: "create", path: path, errno: e,
+                              fix: e == EACCES || e == EPERM || e == EROFS ? "choose a directory you may write to" : nil)
+        }
+        defer { close(fd) }
+        guard OutputStreamFD(fd: fd).write(text) else { throw SystemError(operation: "write", path: path, errno: errno) }
+    }
 }
 
 /// Writes text to a file descriptor, retrying short writes and EINTR.

@@ -73,7 +73,7 @@ public final class EngineRunner: @unchecked Sendable {
             }
             if let state = change {
                 publish(&s, StateEvent(seq: s.seq + 1, time: publishedAt ?? sample.time, state: state, cameras: s.current.cameras,
-                                       sensor: s.current.sensor, arrival: s.current.arrival))
+                                       sensor: s.current.sensor, arrival: s.current.arrival), reason: s.engine.reason)
             }
             return s.policy?.interval ?? 0
         }
@@ -123,11 +123,13 @@ public final class EngineRunner: @unchecked Sendable {
         PreferredCamera.pick(cameras: event.cameras, state: event.state, arrival: event.arrival, choice: nil)?.name
     }
 
-    private func publish(_ s: inout Inner, _ event: StateEvent) {
+    /// Publishes `event`, with the camera recommended to a user with no choice, and the rules behind it when the
+    /// engine decided it.
+    private func publish(_ s: inout Inner, _ event: StateEvent, reason: ChangeReason? = nil) {
         var event = event
         event.preferred = EngineRunner.systemPreferred(event)
         s.seq = event.seq
         s.current = event
-        publisher.publish(event)
+        if let reason { publisher.publish(event, reason: reason) } else { publisher.publish(event) }
     }
 }

@@ -1,3 +1,4 @@
+import RotationEngine
 import RotationProtocol
 
 /// Fans every change out to a fixed collection of outputs.
@@ -13,6 +14,11 @@ public final class Publisher: Sendable {
     /// Hands `event` to every output.
     public func publish(_ event: StateEvent) {
         for o in outputs { o.publish(event) }
+    }
+
+    /// Hands `event`, a change the engine decided, and the rules behind it to every output.
+    public func publish(_ event: StateEvent, reason: ChangeReason) {
+        for o in outputs { o.publish(event, reason: reason) }
     }
 
     /// Whether any output needs raw samples right now.

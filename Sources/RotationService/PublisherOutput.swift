@@ -1,3 +1,4 @@
+import RotationEngine
 import RotationProtocol
 
 /// One destination for published changes: the socket server, standard output, a recording.
@@ -8,6 +9,9 @@ import RotationProtocol
 public protocol PublisherOutput: AnyObject, Sendable {
     /// Takes one state change (or a sensor status change) as a value.
     func publish(_ event: StateEvent)
+    /// Takes one change the engine decided, with the rules behind it (`ChangeReason`); an output that does not
+    /// show them takes the event alone.
+    func publish(_ event: StateEvent, reason: ChangeReason)
     /// Takes one raw sample; called only while `wantsSamples` is true.
     func publish(sample: Sample)
     /// Whether this output currently needs raw samples.
@@ -17,6 +21,8 @@ public protocol PublisherOutput: AnyObject, Sendable {
 }
 
 extension PublisherOutput {
+    /// Outputs that do not show the rules take the event alone.
+    public func publish(_ event: StateEvent, reason: ChangeReason) { publish(event) }
     /// Outputs that only carry state changes ignore samples.
     public func publish(sample: Sample) {}
     /// Outputs that only carry state changes do not need samples.

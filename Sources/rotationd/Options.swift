@@ -22,6 +22,9 @@ struct Options {
     With no mode option it serves the live sensor on the Unix socket (as if --serve were given).
 
       --replay FILE.csv     run the engine over a recorded trace and print the JSON lines it would publish
+      --picture FILE.svg    with --replay: also draw the trace and the decisions to FILE.svg: each sensor's
+                            axes against time, the rotation, flat spells and posture published, and the rule
+                            behind each change (Docs/algorithm.md, "The picture")
       --realtime            with --replay: pace samples by their timestamps instead of running flat out
       --no-gyro             ignore gyroscope input, use the accelerometer alone
       --camera NAME:FACING:MOUNT[:DEVICE[:PANEL]]
@@ -35,6 +38,13 @@ struct Options {
                             front:front:90 and back:back:90
       --set NAME=VALUE      set one filter threshold by name (repeatable); see Docs/algorithm.md
                             for the names, their meaning and defaults
+      --report DIR          write a bug report about the rotation to DIR: a recording of a few seconds while
+                            you turn the device, what --list prints, the version, the machine's modalias,
+                            the udev properties of every sensor and camera and the states published for the
+                            recording, in one .tar.gz, and its picture beside it (SVG). Where the service
+                            runs, it records through the service's raw samples (as root, or in its
+                            --samples-group; --socket PATH names another service)
+      --duration SEC        with --report: record for SEC seconds (default 10, at most 600)
       --list                list every accelerometer, gyroscope and hinge sensor found, with calibration
                             and capture mode, and every camera, with where its facing and mount come from; the
                             display accelerometer is read for up to 3 s to tell what 1 g reads on it
@@ -78,7 +88,8 @@ struct Options {
     cleanly; it removes the socket file it created (never one systemd passed in).
 
     Exit status: 0 on success, 1 when the service cannot start (for example another instance is
-    already serving on the socket), 2 on bad arguments or a malformed trace.
+    already serving on the socket) or a report or picture cannot be written, 2 on bad arguments or a
+    malformed trace.
     """
 
     static func parse(_ args: [String]) throws(UsageError) -> Options {
@@ -127,13 +138,34 @@ struct Options {
             case "--full-rate": o.daemon.fullRate = true
             case "--version": o.version = true
             case "-h", "--help": o.help = true
-            default: throw UsageError(description: "unknown option \(a); see --help")
+            default:
+                guard try parseReportOption(a, into: &o.daemon, value: { () throws(UsageError) in try value(a) }) else {
+                    throw UsageError(description: "unknown option \(a); see --help")
+                }
             }
             i += 1
         }
         if let problem = o.daemon.configuration.validate() { throw UsageError(description: "--set: \(problem)") }
         try checkCombination(o, given: given)
         return o
+    }
+
+    /// Takes `flag` when it is one of the report's and the picture's options (`--report`, `--duration`,
+    /// `--picture`), its value from `value`; false for any other flag.
+    static func parseReportOption(_ flag: String, into daemon: inout DaemonOptions,
+                                  value: () throws(UsageError) -> String) throws(UsageError) -> Bool {
+        switch flag {
+        case "--picture": daemon.picture = try value()
+        case "--report": daemon.report = try value()
+        case "--duration":
+            let text = try value()
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= DaemonOptions.maxDuration else {
+                throw UsageError(description: "--duration \(text): expected seconds to record, more than 0 and at most \(Int(DaemonOptions.maxDuration))")
+            }
+            daemon.duration = seconds
+        default: return false
+        }
+        return true
     }
 
     /// Refuses an option the chosen mode would silently ignore, naming it and saying what it applies to.
@@ -145,13 +177,19 @@ struct Options {
             }
         }
         let serveOnly = ["--socket-mode", "--samples-group", "--client-timeout"]
+        if o.daemon.report == nil { try refuse(["--duration"], "applies only to --report") }
+        if o.daemon.replay == nil || o.daemon.serve { try refuse(["--picture"], "draws a printed --replay (without --serve or --socket)") }
         if o.daemon.fixMount {
             try refuse(given.subtracting(["--fix-mount", "--yes", "--verbose"]).sorted(),
                        "cannot be combined with --fix-mount, which only measures the mount matrix and installs its fix")
         } else {
             try refuse(["--yes"], "applies only to --fix-mount")
         }
-        if o.daemon.list {
+        if o.daemon.report != nil {
+            try refuse(["--replay", "--list", "--print", "--record", "--serve", "--always", "--realtime", "--speed",
+                        "--tablet-mode-switch", "--fix-mount"] + serveOnly,
+                       "cannot be combined with --report, which records the live sensor for a while and writes the report")
+        } else if o.daemon.list {
             try refuse(["--replay", "--print", "--record", "--serve", "--socket", "--always", "--realtime", "--speed",
                         "--set", "--full-rate", "--tablet-mode-switch"] + serveOnly,
                        "cannot be combined with --list, which only lists the sensors and cameras and exits")
@@ -202,6 +240,7 @@ struct Options {
             throw UsageError(description: "--set \(s): \(error)")
         }
     }
+
 
     static func parseCamera(_ s: String) throws(UsageError) -> Camera {
         let parts = s.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)

@@ -33,12 +33,21 @@ struct OptionCombinationTests {
         (["--fix-mount", "--print"], "--print cannot be combined with --fix-mount"),
         (["--fix-mount", "--yes", "--rate", "30"], "--rate cannot be combined with --fix-mount"),
         (["--list", "--yes"], "--yes applies only to --fix-mount"),
+        (["--print", "--picture", "/tmp/rotationd-never-written.svg"], "--picture draws a printed --replay"),
+        (["--replay", "/tmp/rotationd-no-such-trace.csv", "--serve", "--picture", "/tmp/rotationd-never-written.svg"],
+         "--picture draws a printed --replay"),
+        (["--record", "/tmp/rotationd-never-written.csv", "--duration", "5"], "--duration applies only to --report"),
+        (["--report", "/tmp/rotationd-never-written", "--list"], "--list cannot be combined with --report"),
+        (["--report", "/tmp/rotationd-never-written", "--serve"], "--serve cannot be combined with --report"),
+        (["--report", "/tmp/rotationd-never-written", "--duration", "601"], "--duration 601: expected seconds to record, more than 0 and at most 600"),
     ])
     func refused(arguments: [String], message: String) throws {
         let r = try Self.run(arguments)
         #expect(r.status == 2, "\(arguments): \(r.stderr)")
         #expect(r.stderr.hasPrefix("rotationd: \(message)"), "\(arguments): \(r.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: "/tmp/rotationd-never-written.csv"))
+        for never in ["/tmp/rotationd-never-written.csv", "/tmp/rotationd-never-written.svg", "/tmp/rotationd-never-written"] {
+            #expect(!FileManager.default.fileExists(atPath: never))
+        }
     }
 
     @Test("a combination that means something still runs: --replay with --realtime and --speed")

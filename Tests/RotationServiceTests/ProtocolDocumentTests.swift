@@ -90,6 +90,21 @@ struct ProtocolDocumentTests {
         #expect(try #require(StateEvent(json: try JSONParser.parse(older))).preferred == nil)
     }
 
+    @Test("a convertible's sample carries its base, hinge and switches, each only when read, and decodes to the same sample")
+    func convertibleSampleRoundTrip() throws {
+        var sample = Sample(time: 12.25, acceleration: Vector3(0.5, -9.75, 1), angularVelocity: Vector3(0.01, -0.02, 0.03))
+        sample.base = Vector3(0, 2.5, 9.5)
+        sample.hinge = 112.5
+        sample.tabletMode = false
+        sample.lidClosed = true
+        let line = SampleMessage(sample: sample).jsonLine
+        #expect(line == "{\"type\":\"sample\",\"t\":12.25,\"x\":0.5,\"y\":-9.75,\"z\":1,\"gx\":0.01,\"gy\":-0.02,\"gz\":0.03,"
+                + "\"bx\":0,\"by\":2.5,\"bz\":9.5,\"hinge\":112.5,\"tablet_mode\":false,\"lid_closed\":true}")
+        #expect(SampleMessage(json: try JSONParser.parse(line))?.sample == sample)
+        let plain = SampleMessage(sample: Sample(time: 1, acceleration: Vector3(0, -9.8, 0))).jsonLine
+        #expect(plain == "{\"type\":\"sample\",\"t\":1,\"x\":0,\"y\":-9.8,\"z\":0}")
+    }
+
     @Test("the parser accepts valid JSON with escapes and rejects malformed text", arguments: [
         ("{\"a\":[1,-2.5e3,true,false,null,\"x\\u00e9\\ud83d\\ude00\\n\"]}", true),
         ("  {\"cmd\" : \"state\"}\r", true),

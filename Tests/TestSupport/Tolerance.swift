@@ -26,6 +26,9 @@ public enum Tolerance {
     public static let longTracePose = 25.0
     /// A program that runs its course and exits by itself (a probe of the emulated kernel's rules).
     public static let exit = 20.0
+    /// A `rotationd --report` of a few seconds, to its end: its listing (`listing`), its recording, the replay and
+    /// the packing.
+    public static let report = 30.0
     /// A Python probe of the emulated kernel (iio-events.py): its start-up and steps, and its end after a trace of
     /// 20 s was played into it.
     public static let probe = 30.0

@@ -59,6 +59,12 @@ struct Decision: Sendable {
     /// The inputs the estimate in force used at the last sample, and since when without a break.
     private(set) var inputsSeen: EngineInputs = .accel
     private(set) var inputsSince: Double = -.infinity
+    /// The rule that proposed the pending quadrant (`RotationReason.proposedBy`), and the rule that refused it
+    /// last: kept on the side to explain a decision, never read by one.
+    private var candidateProposedBy = DecisionRule.diagonalHysteresis
+    private var heldBy: DecisionRule?
+    /// Why the rotation published last was let through.
+    private(set) var rotationReason: RotationReason?
 
     init(configuration: EngineConfiguration, limits: EngineLimits) {
         self.configuration = configuration
@@ -125,8 +131,8 @@ struct Decision: Sendable {
         inputsSince = t
     }
 
-    /// The flat flag and the tilt class for `m`, from `state`'s.
-    func pose(_ m: Moment, state: DeviceState) -> (flat: Bool, tilt: Tilt?) {
+    /// The flat flag and the tilt class for `m`, from `state`'s, and what changed the flag when it changed.
+    func pose(_ m: Moment, state: DeviceState) -> (flat: Bool, tilt: Tilt?, flatRule: FlatRule?) {
         let f = m.estimate
         // Sine of the elevation of gravity out of the screen plane: +1 face up, −1 face down.
         let sinElevation = f.z / f.length
@@ -134,20 +140,29 @@ struct Decision: Sendable {
         let accelLength = m.accel.length
         let accelSin = m.fused && accelLength > 0 ? abs(m.accel.z / accelLength) : absSin
         var flat = state.flat
+        var flatRule: FlatRule?
         if state.flat {
             // Lifting the device is seen by the accelerometer while |a| stands for gravity.
             let accelLeaves = accelSin < limits.sinFlatExit
-            let leaves = absSin < limits.sinFlatExit || flatFollowsAccelerometer(m, accelCrosses: accelLeaves, entering: false)
-            if leaves && flatNeedsAccelerometer(accelCrosses: accelLeaves) { flat = false }
+            let crossed = absSin < limits.sinFlatExit
+            let leaves = crossed || flatFollowsAccelerometer(m, accelCrosses: accelLeaves, entering: false)
+            if leaves && flatNeedsAccelerometer(accelCrosses: accelLeaves) {
+                flat = false
+                flatRule = crossed ? .flatExitAngle : .flatFollowsAccelerometer
+            }
         } else {
             let accelEnters = accelSin > limits.sinFlatEnter
-            let enters = absSin > limits.sinFlatEnter || flatFollowsAccelerometer(m, accelCrosses: accelEnters, entering: true)
-            if enters && flatNeedsAccelerometer(accelCrosses: accelEnters) { flat = true }
+            let crossed = absSin > limits.sinFlatEnter
+            let enters = crossed || flatFollowsAccelerometer(m, accelCrosses: accelEnters, entering: true)
+            if enters && flatNeedsAccelerometer(accelCrosses: accelEnters) {
+                flat = true
+                flatRule = crossed ? .flatEnterAngle : .flatFollowsAccelerometer
+            }
         }
         let tilt = limits.tilt(sinElevation: sinElevation, flat: flat, current: state.tilt)
         let accelTilt = m.fused && accelLength > 0
             ? limits.tilt(sinElevation: m.accel.z / accelLength, flat: flat, current: state.tilt) : tilt
-        return (flat, tiltNeedsAccelerometer(m, tilt: tilt, accelTilt: accelTilt, current: state.tilt))
+        return (flat, tiltNeedsAccelerometer(m, tilt: tilt, accelTilt: accelTilt, current: state.tilt), flatRule)
     }
 
     /// The rotation to publish with `m`: the current one, or a new one that passed every rule. `flat` is the
@@ -161,20 +176,27 @@ struct Decision: Sendable {
             m.estimate = gyro.gravity
             candidate = seen
             candidateSince = accel.candidateSince
+            candidateProposedBy = .accelerometerTakesOver
+            heldBy = nil
             accel.dropCandidate()
         }
         if flat {
             candidate = nil
+            heldBy = nil
             return m.current
         }
         guard published else {
             // The first decision: the nearest quadrant, with nothing it could wrongly replace.
             candidate = nil
             let first = Rotation.nearest(m.estimate)
-            return passes(first, m, gyro: &gyro) ? first : m.current
+            return admits(first, m, gyro: &gyro, proposedBy: nil, since: nil) ? first : m.current
         }
         var proposal = diagonalHysteresis(m.estimate, current: m.current)
-        if let carried = gyroscopeCarriesQuarterTurn(m, proposal: proposal, turned: gyro.turned) { proposal = carried }
+        var proposedBy = DecisionRule.diagonalHysteresis
+        if let carried = gyroscopeCarriesQuarterTurn(m, proposal: proposal, turned: gyro.turned) {
+            proposal = carried
+            proposedBy = .gyroscopeCarriesQuarterTurn
+        }
         guard proposal != m.current else {
             candidate = nil
             return m.current
@@ -182,17 +204,35 @@ struct Decision: Sendable {
         if proposal != candidate {
             candidate = proposal
             candidateSince = m.time
+            candidateProposedBy = proposedBy
+            heldBy = nil
         }
-        guard passes(proposal, m, gyro: &gyro) else { return m.current }
+        guard admits(proposal, m, gyro: &gyro, proposedBy: candidateProposedBy, since: candidateSince) else { return m.current }
         candidate = nil
         return proposal
     }
 
-    /// Whether `proposal` passes every rule of `DecisionRule.rotationGates` that is on, in order. The last,
+    /// Whether `proposal` passes the rules (`passes`); notes the rule that refused it, or, when it passes, why
+    /// (`rotationReason`). The notes decide nothing.
+    private mutating func admits(_ proposal: Rotation, _ m: Moment, gyro: inout FusedEstimate, proposedBy: DecisionRule?,
+                                 since: Double?) -> Bool {
+        let (refusal, ending) = passes(proposal, m, gyro: &gyro)
+        if let refusal {
+            heldBy = refusal
+            return false
+        }
+        let passedBy: DecisionRule = published && foundFinished ? .finishedTurnFound : ending ? .turnEnding : .settled
+        rotationReason = RotationReason(proposedBy: proposedBy, passedBy: passedBy, heldBy: heldBy, proposedAt: since)
+        heldBy = nil
+        return true
+    }
+
+    /// The first rule of `DecisionRule.rotationGates` that is on and refuses `proposal`, in order, or nil when
+    /// every one lets it pass; and whether it passed `settled` as a turn that is ending. The last,
     /// `gyroscopeFollowed`, judges the gyroscope, so it is asked only when every other rule lets the change
     /// through, and not for a turn that is still ending (`turnEnding`): the gyroscope is asked about that one
     /// once the accelerometer has settled (`FusedEstimate.askAgain`).
-    private func passes(_ proposal: Rotation, _ m: Moment, gyro: inout FusedEstimate) -> Bool {
+    private func passes(_ proposal: Rotation, _ m: Moment, gyro: inout FusedEstimate) -> (refusal: DecisionRule?, ending: Bool) {
         var ending = false
         for rule in DecisionRule.rotationGates where switches.isOn(rule) {
             let pass = switch rule {
@@ -206,9 +246,9 @@ struct Decision: Sendable {
             case .gyroscopeFollowed: ending || gyroscopeFollowed(m, proposal: proposal, gyro: &gyro)
             default: true
             }
-            if !pass { return false }
+            if !pass { return (rule, ending) }
         }
-        return true
+        return (nil, ending)
     }
 
     /// Records that a state was published.

@@ -34,6 +34,10 @@ public struct PostureEstimate: Sendable {
     private var folded = false
     /// Since when the angle has stayed past `foldedEnter`, while not yet folded.
     private var pastFoldedSince: Double?
+    /// Where the angle in force was read from.
+    private var hingeSource = PostureReason.Source.accelerometers
+    /// Why the posture published last was decided: kept on the side, never read by a decision.
+    public private(set) var reason: PostureReason?
 
     /// Creates an estimate that knows nothing yet.
     public init() {}
@@ -69,6 +73,7 @@ public struct PostureEstimate: Sendable {
         let firstAngle = hinge == nil
         if let sensor = s.hinge, sensor.isFinite {
             hinge = min(max(sensor, 0), 360)
+            hingeSource = .hingeSensor
             readable = true
         } else if baseHere {
             readAccelerometers(s)
@@ -81,6 +86,9 @@ public struct PostureEstimate: Sendable {
             next.baseRotation = nil
         }
         next.posture = decide(s, baseHere: baseHere, firstAngle: firstAngle)
+        if next.posture != state.posture, let posture = next.posture {
+            reason = explain(posture, after: state.posture, s, baseHere: baseHere)
+        }
         next.hinge = published(next.posture)
         if next.hinge != nil || hinge == nil { next.heldHinge = next.hinge }
         if baseHere, let b = base.value { next.baseRotation = baseRotation(b, current: state.baseRotation) }
@@ -105,6 +113,7 @@ public struct PostureEstimate: Sendable {
         // A closed lid switch puts the hinge at the closed end whatever was read before.
         guard s.lidClosed == true || noSeamJump(angle, from: known, at: s.time) else { return }
         hinge = angle
+        hingeSource = .accelerometers
         side = angle
     }
 
@@ -182,6 +191,25 @@ public struct PostureEstimate: Sendable {
     /// 120° past the threshold is no wobble of a laptop: the device was folded back before anything was read.
     private func firstReadingFolded(_ h: Double, first: Bool) -> Bool {
         first && h >= PostureLimits.tabletEnter
+    }
+
+    /// Why `posture` follows `previous` at `s`: the branch of `decide` that gave it, and where the fold was read.
+    private func explain(_ posture: Posture, after previous: Posture?, _ s: Sample, baseHere: Bool) -> PostureReason {
+        if s.lidClosed == true { return PostureReason(source: .switches, rule: .lidSwitch) }
+        guard hinge != nil else {
+            let rule: PostureReason.Rule = hadBase && !baseHere && s.hinge == nil ? .baseLostAfter
+                : s.tabletMode != nil ? .tabletModeSwitch : .lidSwitch
+            return PostureReason(source: .switches, rule: rule)
+        }
+        let rule: PostureReason.Rule
+        switch posture {
+        case .closed: rule = .closedEnter
+        case .laptop: rule = previous == nil || previous == .closed ? .closedLeave : .foldedLeave
+        case .tablet: rule = .tabletEnter
+        case .stand, .tent:
+            rule = previous == .tablet ? .tabletLeave : previous == .stand || previous == .tent ? .tentShare : .foldedEnter
+        }
+        return PostureReason(source: hingeSource, rule: rule)
     }
 
     /// The hinge to publish: the angle in force in whole degrees, moved only in steps of `hingeStep` (or at a

@@ -36,6 +36,9 @@ public final class LineConnection: @unchecked Sendable {
 
     deinit { if fd >= 0 { Glibc.close(fd) } }
 
+    /// Whether the service closed its end: `readLine` returned nil for the end of the stream, not for a timeout.
+    public private(set) var ended = false
+
     /// Closes the connection; later reads return nil.
     public func close() {
         if fd >= 0 { Glibc.close(fd); fd = -1 }
@@ -63,7 +66,7 @@ public final class LineConnection: @unchecked Sendable {
     /// were split across reads; the connection is then closed, since the rest of that line cannot be
     /// told from the next one.
     public func readLine(timeout: Double? = nil, shouldStop: () -> Bool = { false }) throws(ClientError) -> String? {
-        let deadline = timeout.map { MonotonicClock.now + $0 }
+        let deadline = timeout.map { LineConnection.now + $0 }
         var scanned = 0
         while true {
             if let nl = buffer[scanned...].firstIndex(of: 0x0A) {
@@ -77,7 +80,7 @@ public final class LineConnection: @unchecked Sendable {
             if fd < 0 { return nil }
             var wait: Int32 = 200
             if let deadline {
-                let left = deadline - MonotonicClock.now
+                let left = deadline - LineConnection.now
                 if left <= 0 { return nil }
                 wait = Int32(min(0.2, left) * 1000) + 1
             }
@@ -89,9 +92,19 @@ public final class LineConnection: @unchecked Sendable {
             var chunk = [UInt8](repeating: 0, count: 8192)
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 { if errno == EINTR || errno == EAGAIN { continue }; return nil }
-            if n == 0 { return nil }
+            if n == 0 {
+                ended = true
+                return nil
+            }
             buffer.append(contentsOf: chunk[..<n])
         }
+    }
+
+    /// Seconds on CLOCK_MONOTONIC, for the read deadlines.
+    private static var now: Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     private func tooLong() -> ClientError {
