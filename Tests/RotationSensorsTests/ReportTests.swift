@@ -123,11 +123,12 @@ struct ReportTests {
         let states = try Self.states(report)
         #expect(!states.isEmpty)
         #expect(states.allSatisfy { ($0["t"] as? Double).map { samples.first!.time...samples.last!.time ~= $0 } ?? false })
-        // What --replay prints for the trace, but for the cameras: the report's states carry those found.
+        // What --replay prints for the trace, but for the cameras: the report's states carry those found, and the
+        // camera recommended among them.
         let replayed = try Self.output(BuiltProducts.require("rotationd"), ["--replay", report + "/trace.csv"])
             .split(separator: "\n").compactMap { object(String($0)) }
         func decisions(_ s: [[String: Any]]) -> [String] {
-            s.map { o in o.filter { $0.key != "cameras" }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
+            s.map { o in o.filter { $0.key != "cameras" && $0.key != "preferred" }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
         }
         #expect(decisions(states) == decisions(replayed))
         let picture = try PictureReading(svg: text(report, "picture.svg"))
