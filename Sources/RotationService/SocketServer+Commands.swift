@@ -56,10 +56,10 @@ extension SocketServer {
         var reply = views.event(latest, for: uid)
         if reply.preferred != before {
             views.countOwnChange(for: uid, connected: Set(clients.values.compactMap(\.uid)))
-            let (seen, line) = views.line(latest, for: uid)
-            reply = seen
+            let seen = views.line(latest, for: uid)
+            reply = seen.event
             for other in clients.values where other.uid == uid && other.id != c.id && other.events.contains(.state) {
-                other.enqueueState(seen, line: line, backlog: limits.stateBacklog)
+                other.enqueueState(seen.event, line: seen.line, backlog: limits.stateBacklog)
                 flush(other)
             }
         }

@@ -272,8 +272,8 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
             case .state(let event):
                 latest = event
                 for c in clients.values where c.events.contains(.state) {
-                    let (seen, line) = views.line(event, for: c.uid)
-                    c.enqueueState(seen, line: line, backlog: limits.stateBacklog)
+                    let seen = views.line(event, for: c.uid)
+                    c.enqueueState(seen.event, line: seen.line, backlog: limits.stateBacklog)
                     if touchedKeys.insert(c.id).inserted { touched.append(c) }
                 }
             case .sample(let sample):

@@ -14,8 +14,18 @@ final class UserViews {
     private let store: PreferenceStore
     /// The changes each user had alone, this run.
     private var own: [UInt32: Int] = [:]
+    /// One user's state for the latest event and its line, shared by the user's connections.
+    final class Seen {
+        let event: StateEvent
+        let line: [UInt8]
+        init(_ event: StateEvent) {
+            self.event = event
+            line = Array((event.jsonLine + "\n").utf8)
+        }
+    }
+
     /// Each user's state for the latest event, encoded, until either changes.
-    private var cache: [UInt32: (event: StateEvent, line: [UInt8])] = [:]
+    private var cache: [UInt32: Seen] = [:]
     private var cachedSeq = -1
 
     init(store: PreferenceStore) { self.store = store }
@@ -31,15 +41,14 @@ final class UserViews {
     }
 
     /// `event(latest, for: uid)` and its line with the newline, encoded once for all of the user's connections.
-    func line(_ latest: StateEvent, for uid: UInt32?) -> (event: StateEvent, line: [UInt8]) {
-        guard let uid else { return (latest, Array((latest.jsonLine + "\n").utf8)) }
+    func line(_ latest: StateEvent, for uid: UInt32?) -> Seen {
+        guard let uid else { return Seen(latest) }
         if cachedSeq != latest.seq {
             cache.removeAll(keepingCapacity: true)
             cachedSeq = latest.seq
         }
         if let hit = cache[uid] { return hit }
-        let e = event(latest, for: uid)
-        let entry = (e, Array((e.jsonLine + "\n").utf8))
+        let entry = Seen(event(latest, for: uid))
         cache[uid] = entry
         return entry
     }
