@@ -11,8 +11,8 @@ import RotationProtocol
 /// sensitivity with its unit exponent): g when `in_accel_scale` is 9.80665 times a power of ten, m/s² when it
 /// is a power of ten; a part whose scale says neither is not watched this way. A hub that ignores the setting
 /// keeps reporting a still device at its sampling frequency: `ignoredAfter` reports in a row that differ by less
-/// than the hysteresis show it, and the part is read at the still pace from then on, as before (logged once;
-/// `PartFindings` remembers it). Not every scan is such a report: the hub answers a raw read of the part (a
+/// than the hysteresis show it, and the sensor is read at the still pace from then on, as before (logged once;
+/// `PartFindings` remembers it). Not every scan is such a report: the hub answers a raw read of the sensor (a
 /// switch's change, a fold's or a safety read) with an input report that the driver pushes into the buffer too,
 /// and scans waiting when the buffer is enabled were taken before the hysteresis was in force (`Reports`). The
 /// hysteresis is put back when the watch ends, before the full rate's buffer runs. Owned by the sensor thread.
@@ -41,7 +41,7 @@ struct HysteresisWatch {
     /// frequency, the full rate's.
     static let ignoredGap = 1.0
 
-    /// Seconds after a raw read of the part in which a report may be the hub's answer to it
+    /// Seconds after a raw read of the sensor in which a report may be the hub's answer to it
     /// (`hid-sensor-hub.c`'s `sensor_hub_raw_event` hands every input report to the driver, which pushes it into
     /// the buffer while it is enabled): it says nothing of what the hub reports by itself.
     static let answerTime = 0.5
@@ -61,7 +61,7 @@ struct HysteresisWatch {
             self.previous = previous
         }
 
-        /// Notes a raw read of the part at `now`: the scans of the next `answerTime` may answer it.
+        /// Notes a raw read of the sensor at `now`: the scans of the next `answerTime` may answer it.
         mutating func asked(at now: Double) {
             answersUntil = now + HysteresisWatch.answerTime
         }

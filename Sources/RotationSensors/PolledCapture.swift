@@ -15,9 +15,9 @@ struct PolledCapture {
     /// When the next raw read is due, and at which pace.
     private struct Schedule {
         var next = MonotonicClock.now()
-        /// Whether the part is read at the still pace.
+        /// Whether the sensor is read at the still pace.
         var slow = false
-        /// Until then the part is read at the full rate whatever the sampling policy says: it moved.
+        /// Until then the sensor is read at the full rate whatever the sampling policy says: it moved.
         var holdUntil = -Double.infinity
     }
 
@@ -65,9 +65,9 @@ struct PolledCapture {
         }
     }
 
-    /// While the sampling policy says still, with the gyroscope's buffer off: the part's motion event
+    /// While the sampling policy says still, with the gyroscope's buffer off: the sensor's motion event
     /// (`EventWatch`), else one axis at a time where a raw read sleeps in the driver (`AxisGlance`);
-    /// `.unavailable` leaves the part to the still pace.
+    /// `.unavailable` leaves the sensor to the still pace.
     private func watchWhileStill(sleepsInDriver: Bool) -> SensorCapture.StillEnd {
         var end = events.watchWhileStill(takeOne: part.takePolled)
         if case .moved = end { part.resumeFrequencies() }

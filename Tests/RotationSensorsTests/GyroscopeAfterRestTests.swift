@@ -2,12 +2,12 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The turn that ends a still spell on a part whose separate gyroscope is read through its buffer (st_lsm6dsx):
+/// The turn that ends a still spell on a sensor whose separate gyroscope is read through its buffer (st_lsm6dsx):
 /// the buffer is off while still, on again at the first sign of motion, and the turn is fused from its first
-/// samples, as every other turn on that part is.
+/// samples, as every other turn on that sensor is.
 extension DriverZooTests {
     /// A copy of the zoo fixture `name` (its `.umockdev` file and sidecar) in a directory of its own, without the
-    /// `events/` attributes: the part as a kernel without its motion events lays it out (st_lsm6dsx before 5.7).
+    /// `events/` attributes: the sensor as a kernel without its motion events lays it out (st_lsm6dsx before 5.7).
     /// The caller removes the directory.
     static func withoutEvents(_ name: String) throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-no-events-\(UUID().uuidString)")
@@ -20,7 +20,7 @@ extension DriverZooTests {
         return dir
     }
 
-    @Test("the first turn after a still spell on st_lsm6dsx, its gyroscope's buffer off while still, is fused as the part's other turns are: published with inputs accel+gyro, the gyroscope's buffer on again from the first sign of motion; with its motion event armed while still, before the move ends; without events (one axis glanced at once every read interval), within 2 s of its end",
+    @Test("the first turn after a still spell on st_lsm6dsx, its gyroscope's buffer off while still, is fused as the sensor's other turns are: published with inputs accel+gyro, the gyroscope's buffer on again from the first sign of motion; with its motion event armed while still, before the move ends; without events (one axis glanced at once every read interval), within 2 s of its end",
           arguments: [true, false])
     func firstTurnAfterRestFused(events: Bool) async throws {
         let driver = "st_lsm6dsx"
@@ -42,7 +42,7 @@ extension DriverZooTests {
         let turn = r.events.first { ($0["t"] as? Double ?? 0) > turnEnd - 1 && $0["rotation"] as? Int == 90 }
         let at = turn?["t"] as? Double
         #expect(turn?["inputs"] as? String == "accel+gyro", "the turn after the still spell: \(turn ?? [:]): \(r.transcript)")
-        // With its event the part reports the turn as it starts, and the gyroscope reads it braking: published
+        // With its event the sensor reports the turn as it starts, and the gyroscope reads it braking: published
         // before it ends. A glance once every read interval may find the turn only as it ends.
         let bound = events ? 0 : Tolerance.turnAwake
         #expect(at.map { $0 - turnEnd < bound } == true, "the turn came \(at.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")

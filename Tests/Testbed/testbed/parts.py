@@ -26,7 +26,7 @@ class Part:
     it reported by more than in_<sensor>_hysteresis on some axis (in g, the unit of the HID readings behind
     in_accel_scale = 9.80665 x 10^-3), while that is above 0; by default a hub ignores the attribute.
 
-    "raw-reads": "reported" is a HID sensor hub's part: the hub answers a raw read with an input report, and the
+    "raw-reads": "reported" is a sensor of a HID sensor hub: the hub answers a raw read with an input report, and the
     driver pushes every input report into the buffer while it is enabled, the answer included (hid-sensor-hub.c's
     sensor_hub_raw_event hands each one to the driver's capture_sample and send_event): a scan of the reading for
     each raw read of one of the part's channels, whatever the hysteresis. Only a raw read that sleeps is logged,
