@@ -42,7 +42,7 @@ while t < hold + 8.7:
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 PY
 TURN_END=$(python3 -c "print($HOLD + 0.65)")
-ALL="hid-sensor bmc150-dual bmc150-noirq bmc150-int2 bmc150-lostevent kxcjk-1013 mxc4005 mxc4005-noirq st_accel cros-ec cros-ec-location inv_mpu6050 inv_mpu6050-gyro-scale-x1000 bmi323 st_lsm6dsx st_lsm6dsx-noirq mma8452"
+ALL="hid-sensor hid-sensor-hysteresis bmc150-dual bmc150-noirq bmc150-int2 bmc150-lostevent kxcjk-1013 mxc4005 mxc4005-noirq st_accel cros-ec cros-ec-location inv_mpu6050 inv_mpu6050-gyro-scale-x1000 bmi323 st_lsm6dsx st_lsm6dsx-noirq mma8452 dual250e dual250e-silent"
 
 echo "rotationd on emulated drivers, still then a turn, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "binary: rotationd $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $BIN_DIR/rotationd, run as: rotationd --serve --socket SOCK"

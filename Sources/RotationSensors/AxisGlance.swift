@@ -5,7 +5,8 @@ import RotationEngine
 ///
 /// A glance that finds the device where it was delivers nothing (as while watching for motion: the policy stays
 /// at the still pace without it); one that does not is followed by a full read, delivered when it finds the
-/// device moved (`CapturedPart.movedDeparture`), which ends the still pace. Owned by the sensor thread.
+/// device moved (`CapturedPart.movedDeparture`), which ends the still pace. A separate gyroscope's buffer
+/// (`GyroscopeBuffer`), off while still, is turned on at that glance. Owned by the sensor thread.
 struct AxisGlance {
     let part: CapturedPart
 
@@ -26,13 +27,20 @@ struct AxisGlance {
                 continue
             }
             if part.glance() { continue }
+            // The first sign of motion: a separate gyroscope's buffer on at once, so that its scans come from the
+            // first samples of the turn on; off again when the full read finds the device where it was.
+            part.gyroBuffer?.open()
             switch part.takePolled() {
             case .failed(let error):
                 return .ended(.failed(error))
             case .skipped:
+                part.gyroBuffer?.close()
                 continue
             case .sample(let sample):
-                if !part.departs(sample) { continue }
+                if !part.departs(sample) {
+                    part.gyroBuffer?.close()
+                    continue
+                }
                 part.deliver(sample)
                 if source.stopRequested { return .ended(.stopped) }
                 SensorLog.write(.debug, "\(accel.id): the device moves: reading it at \(part.rate) Hz")

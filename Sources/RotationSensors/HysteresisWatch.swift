@@ -10,8 +10,11 @@ import RotationProtocol
 /// The hysteresis is in the units of the hub's readings (`hid_sensor_read_raw_hyst_value` converts the HID
 /// sensitivity with its unit exponent): g when `in_accel_scale` is 9.80665 times a power of ten, m/s² when it
 /// is a power of ten; a part whose scale says neither is not watched this way. A hub that ignores the setting
-/// keeps reporting a still device: two reports in a row that differ by less than the hysteresis show it, and
-/// the part is read at the still pace from then on, as before (logged once; `PartFindings` remembers it). The
+/// keeps reporting a still device at its sampling frequency: `ignoredAfter` reports in a row that differ by less
+/// than the hysteresis show it, and the sensor is read at the still pace from then on, as before (logged once;
+/// `PartFindings` remembers it). Not every scan is such a report: the hub answers a raw read of the sensor (a
+/// switch's change, a fold's or a safety read) with an input report that the driver pushes into the buffer too,
+/// and scans waiting when the buffer is enabled were taken before the hysteresis was in force (`Reports`). The
 /// hysteresis is put back when the watch ends, before the full rate's buffer runs. Owned by the sensor thread.
 struct HysteresisWatch {
     let part: CapturedPart
@@ -29,9 +32,56 @@ struct HysteresisWatch {
     /// that stops reporting altogether.
     static let safetyInterval = 20.0
 
-    /// Reports in a row within the hysteresis of the one before that show a hub ignoring it (the first report
-    /// after the buffer is enabled may be one).
-    static let ignoredAfter = 2
+    /// Reports in a row within the hysteresis of the one before, each at most `ignoredGap` after the one before,
+    /// that show a hub ignoring it (the first report after the buffer is enabled may be one: a hub may report the
+    /// reading it powers up with).
+    static let ignoredAfter = 3
+
+    /// Seconds between two of those reports at most: a hub that ignores the hysteresis reports at its sampling
+    /// frequency, the full rate's.
+    static let ignoredGap = 1.0
+
+    /// Seconds after a raw read of the sensor in which a report may be the hub's answer to it
+    /// (`hid-sensor-hub.c`'s `sensor_hub_raw_event` hands every input report to the driver, which pushes it into
+    /// the buffer while it is enabled): it says nothing of what the hub reports by itself.
+    static let answerTime = 0.5
+
+    /// The reports of one still spell, as far as they tell whether the hub honours the hysteresis.
+    struct Reports {
+        /// The reading of the last scan, or where the device was when the watch began.
+        var previous: Vector3?
+        /// Reports in a row within the hysteresis of the one before, and when the last of them came.
+        private var unchanged = 0
+        private var lastUnchanged = -Double.infinity
+        /// Until then a scan may be the answer to a raw read (`answerTime`).
+        private var answersUntil = -Double.infinity
+
+        /// Starts from `previous`, where the device was last found.
+        init(from previous: Vector3?) {
+            self.previous = previous
+        }
+
+        /// Notes a raw read of the sensor at `now`: the scans of the next `answerTime` may answer it.
+        mutating func asked(at now: Double) {
+            answersUntil = now + HysteresisWatch.answerTime
+        }
+
+        /// Takes one scan reading `a` that came at `now` and does not depart from the last pose; whether the
+        /// reports so far show the hub ignoring a hysteresis of `band` (m/s², on every axis).
+        mutating func ignored(_ a: Vector3, at now: Double, band: Double) -> Bool {
+            defer { previous = a }
+            guard now >= answersUntil else { return false }
+            // A hub that honours the hysteresis reports a reading more than it away from the last on some axis.
+            let step = previous.map { a - $0 }
+            guard let step, max(abs(step.x), abs(step.y), abs(step.z)) < band else {
+                unchanged = 0
+                return false
+            }
+            unchanged = now - lastUnchanged <= HysteresisWatch.ignoredGap ? unchanged + 1 : 1
+            lastUnchanged = now
+            return unchanged >= HysteresisWatch.ignoredAfter
+        }
+    }
 
     /// The hysteresis asked for, in the hub's units, as the attribute takes it; nil when the part offers none or
     /// its unit is unknown. Found at discovery (`SensorDescription.hysteresis`) from the directory's listing and
@@ -83,8 +133,8 @@ struct HysteresisWatch {
     /// safety read finds the device moved, the system wakes, or the capture stops. `band`: the hysteresis in m/s².
     private func watch(_ stream: BufferStream, band: Double) -> SensorCapture.StillEnd {
         let accel = part.accel, source = part.source
-        var previous = part.lastAcceleration
-        var within = 0
+        if let end = dropWaiting(stream) { return end }
+        var reports = Reports(from: part.lastAcceleration)
         var deadline = MonotonicClock.now() + HysteresisWatch.safetyInterval
         // A base or hinge sensor is read every foldReadInterval meanwhile (CapturedPart.foldRead).
         let foldPace = part.readsFoldWhileStill ? CapturedPart.foldReadInterval : Double.infinity
@@ -97,32 +147,12 @@ struct HysteresisWatch {
             _ = poll(&fds, 4, Int32(max(0, (min(deadline, foldDue) - MonotonicClock.now()) * 1000).rounded(.up)))
             if source.stopRequested { return .ended(.stopped) }
             if source.woke(accel.id, resumeReadable: fds[2].revents != 0) { return .moved }
-            if fds[3].revents != 0, let error = part.readSwitch(takeOne: part.takePolled) { return .ended(.failed(error)) }
+            if fds[3].revents != 0 {
+                if let error = part.readSwitch(takeOne: part.takePolled) { return .ended(.failed(error)) }
+                reports.asked(at: MonotonicClock.now())
+            }
             if fds[0].revents != 0 {
-                let woke = MonotonicClock.now()
-                let bytes = stream.refill()
-                if bytes < 0 {
-                    if !IIOContext.isPresent(accel.id) { return .ended(.failed(.gone(device: accel.id))) }
-                    return .unavailable
-                }
-                var report: (Sample, DeliveryTiming)?
-                part.decodeAccel(stream, bytes: bytes, hz: part.rate, woke: woke, read: MonotonicClock.now()) { report = ($0, $1) }
-                guard let (sample, timing) = report else { continue }
-                if part.departs(sample) {
-                    part.deliver(sample, timing: timing)
-                    SensorLog.write(.debug, "\(accel.id): the hub reported a change: reading it at \(FrequencyPlan.text(part.rate)) Hz")
-                    return source.stopRequested ? .ended(.stopped) : .moved
-                }
-                // A hub that honours the hysteresis reports a reading more than it away from the last on some axis.
-                let step = previous.map { sample.acceleration - $0 }
-                let unchanged = step.map { max(abs($0.x), abs($0.y), abs($0.z)) < band } ?? false
-                within = unchanged ? within + 1 : 0
-                previous = sample.acceleration
-                if within >= HysteresisWatch.ignoredAfter {
-                    source.findings.noteIgnoresHysteresis(part.part)
-                    SensorLog.once(.info, "\(accel.id) (\(accel.name)): the hub keeps reporting the still device though \(part.accelFiles.path(HysteresisWatch.file)) asks it to report only a larger change: it ignores the hysteresis; reading it at the still pace while still")
-                    return .unavailable
-                }
+                if let end = take(stream, &reports, band: band) { return end }
                 continue
             }
             if MonotonicClock.now() >= foldDue, MonotonicClock.now() < deadline {
@@ -130,13 +160,51 @@ struct HysteresisWatch {
                 switch part.foldRead(takeOne: part.takePolled) {
                 case .failed(let error): return .ended(.failed(error))
                 case .moved: return .moved
-                case .unmoved: continue
+                // A sample may have been taken (and skipped), and the hub may answer the base's or the hinge's
+                // raw reads too.
+                case .unmoved: reports.asked(at: MonotonicClock.now())
                 }
+                continue
             }
             guard MonotonicClock.now() >= deadline else { continue }
             deadline = MonotonicClock.now() + HysteresisWatch.safetyInterval
             if let end = safetyRead() { return end }
+            reports.asked(at: MonotonicClock.now())
         }
+    }
+
+    /// Reads and drops the scans waiting when the buffer was enabled: taken before the hysteresis was in force,
+    /// they are no reports of the still device. Nil, or how the watch ends when the buffer fails.
+    private func dropWaiting(_ stream: BufferStream) -> SensorCapture.StillEnd? {
+        var ready = pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0)
+        while poll(&ready, 1, 0) > 0, ready.revents & Int16(POLLIN) != 0 {
+            guard stream.refill() > 0 else { return IIOContext.isPresent(part.accel.id) ? .unavailable : .ended(.failed(.gone(device: part.accel.id))) }
+        }
+        return nil
+    }
+
+    /// Reads one scan from `stream`: delivered when it departs from the last pose (the watch ends), else taken
+    /// into `reports`; nil while the watch goes on.
+    private func take(_ stream: BufferStream, _ reports: inout Reports, band: Double) -> SensorCapture.StillEnd? {
+        let accel = part.accel, source = part.source
+        let woke = MonotonicClock.now()
+        let bytes = stream.refill()
+        if bytes < 0 {
+            if !IIOContext.isPresent(accel.id) { return .ended(.failed(.gone(device: accel.id))) }
+            return .unavailable
+        }
+        var report: (Sample, DeliveryTiming)?
+        part.decodeAccel(stream, bytes: bytes, hz: part.rate, woke: woke, read: MonotonicClock.now()) { report = ($0, $1) }
+        guard let (sample, timing) = report else { return nil }
+        if part.departs(sample) {
+            part.deliver(sample, timing: timing)
+            SensorLog.write(.debug, "\(accel.id): the hub reported a change: reading it at \(FrequencyPlan.text(part.rate)) Hz")
+            return source.stopRequested ? .ended(.stopped) : .moved
+        }
+        guard reports.ignored(sample.acceleration, at: woke, band: band) else { return nil }
+        source.findings.noteIgnoresHysteresis(part.part)
+        SensorLog.once(.info, "\(accel.id) (\(accel.name)): the hub keeps reporting the still device though \(part.accelFiles.path(HysteresisWatch.file)) asks it to report only a larger change: it ignores the hysteresis; reading it at the still pace while still")
+        return .unavailable
     }
 
     /// A read of the raw attributes once every safety interval: nil while it finds the device where it was. One

@@ -12,6 +12,15 @@ struct PolledCapture {
     let part: CapturedPart
     let events: EventWatch
 
+    /// When the next raw read is due, and at which pace.
+    private struct Schedule {
+        var next = MonotonicClock.now()
+        /// Whether the sensor is read at the still pace.
+        var slow = false
+        /// Until then the sensor is read at the full rate whatever the sampling policy says: it moved.
+        var holdUntil = -Double.infinity
+    }
+
     /// Reads the part until the capture ends.
     func run() -> SensorCapture.Outcome {
         part.gyroBuffer = GyroscopeBuffer(part: part)
@@ -25,11 +34,8 @@ struct PolledCapture {
         let slowRead = quickenRawReads()
         var sleepsInDriver = slowRead != nil
         var confirmed = false
-        let source = part.source, id = part.accel.id
-        let full = 1 / part.rate
-        var next = MonotonicClock.now()
-        var slow = false
-        var holdUntil = -Double.infinity
+        let source = part.source
+        var schedule = Schedule()
         while true {
             if source.stopRequested { return .stopped }
             switch part.takePolled() {
@@ -37,7 +43,7 @@ struct PolledCapture {
             case .skipped: break
             case .sample(let sample): part.deliver(sample)
             }
-            if source.readInterval > 0, MonotonicClock.now() >= holdUntil {
+            if source.readInterval > 0, MonotonicClock.now() >= schedule.holdUntil {
                 // Nothing is written to the gyroscope while its buffer runs (the driver refuses it).
                 part.gyroBuffer?.close()
                 if !confirmed {
@@ -45,17 +51,9 @@ struct PolledCapture {
                     part.confirmPolledGyro()
                     if let slowRead { sleepsInDriver = confirmSlowReads(slowRead) }
                 }
-                var end = events.watchWhileStill(takeOne: part.takePolled)
-                if case .moved = end {
-                    part.resumeFrequencies()
-                    part.gyroBuffer?.open()
-                }
-                if case .unavailable = end, sleepsInDriver { end = AxisGlance(part: part).watchWhileStill() }
-                switch end {
+                switch watchWhileStill(sleepsInDriver: sleepsInDriver) {
                 case .moved:
-                    holdUntil = MonotonicClock.now() + source.configuration.motionHold
-                    next = MonotonicClock.now()
-                    slow = false
+                    fullRate(&schedule)
                     continue
                 case .ended(let outcome):
                     return outcome
@@ -63,35 +61,60 @@ struct PolledCapture {
                     break
                 }
             }
-            // The pace the sampling policy asked for after this sample: one read per interval while still.
-            let still = MonotonicClock.now() >= holdUntil ? source.readInterval : 0
-            if (still > 0) != slow {
-                slow = still > 0
-                if slow { part.gyroBuffer?.close() } else { part.gyroBuffer?.open() }
-                SensorLog.write(.debug, slow ? "\(id): the device is still: reading it every \(still) s"
-                                            : "\(id): the device moves: reading it at \(part.rate) Hz")
-            }
-            let step = slow ? still : full
-            next += step
-            let now = MonotonicClock.now()
-            if next < now - step { next = now + step }
-            switch source.wait(until: next, id) {
-            case .stopped:
-                return .stopped
-            case .woke:
-                // The device may have been turned while the system slept: read it now, at the full rate.
-                holdUntil = MonotonicClock.now() + source.configuration.motionHold
-                next = MonotonicClock.now()
-                slow = false
-                part.gyroBuffer?.open()
-            case .due:
-                part.due = next
-            case .switched:
-                // Read at once for the posture; the pace goes on from this read.
-                part.due = nil
-                next = MonotonicClock.now()
-            }
+            guard waitForNextRead(&schedule) else { return .stopped }
         }
+    }
+
+    /// While the sampling policy says still, with the gyroscope's buffer off: the sensor's motion event
+    /// (`EventWatch`), else one axis at a time where a raw read sleeps in the driver (`AxisGlance`);
+    /// `.unavailable` leaves the sensor to the still pace.
+    private func watchWhileStill(sleepsInDriver: Bool) -> SensorCapture.StillEnd {
+        var end = events.watchWhileStill(takeOne: part.takePolled)
+        if case .moved = end { part.resumeFrequencies() }
+        if case .unavailable = end, sleepsInDriver { end = AxisGlance(part: part).watchWhileStill() }
+        return end
+    }
+
+    /// Reads at the full rate from now on, for `motionHold` at least, with the gyroscope's buffer running: the
+    /// device moved (or may have, across a sleep of the system), and the turn is fused from the gyroscope's
+    /// first scans on, whichever still mode saw it (`AxisGlance` turned the buffer on at its first glance that
+    /// found the device moved).
+    private func fullRate(_ schedule: inout Schedule) {
+        schedule.holdUntil = MonotonicClock.now() + part.source.configuration.motionHold
+        schedule.next = MonotonicClock.now()
+        schedule.slow = false
+        part.gyroBuffer?.open()
+    }
+
+    /// Sleeps until the next read, at the pace the sampling policy asked for after the last sample (one read per
+    /// interval while still, the gyroscope's buffer off meanwhile); false when the capture is stopped.
+    private func waitForNextRead(_ schedule: inout Schedule) -> Bool {
+        let source = part.source, id = part.accel.id
+        let still = MonotonicClock.now() >= schedule.holdUntil ? source.readInterval : 0
+        if (still > 0) != schedule.slow {
+            schedule.slow = still > 0
+            if schedule.slow { part.gyroBuffer?.close() } else { part.gyroBuffer?.open() }
+            SensorLog.write(.debug, schedule.slow ? "\(id): the device is still: reading it every \(still) s"
+                                                 : "\(id): the device moves: reading it at \(part.rate) Hz")
+        }
+        let step = schedule.slow ? still : 1 / part.rate
+        schedule.next += step
+        let now = MonotonicClock.now()
+        if schedule.next < now - step { schedule.next = now + step }
+        switch source.wait(until: schedule.next, id) {
+        case .stopped:
+            return false
+        case .woke:
+            // The device may have been turned while the system slept: read it now, at the full rate.
+            fullRate(&schedule)
+        case .due:
+            part.due = schedule.next
+        case .switched:
+            // Read at once for the posture; the pace goes on from this read.
+            part.due = nil
+            schedule.next = MonotonicClock.now()
+        }
+        return true
     }
 
     /// What timing the accelerometer's first raw read found: how long it took at the chosen frequency, and at

@@ -258,6 +258,21 @@ struct PostureTests {
         #expect(last.hinge == 330)
     }
 
+    @Test("a hinge sensor read with one sample in five, as live (at most ten times a second, the base with it), decides the angle between its readings too: the accelerometers, which read 12° more, do not take over there, and the published hinge holds still")
+    func sparseHingeSensorHolds() throws {
+        var trace = FoldTrace(hinge: 122)
+        trace.hold(3)
+        let samples = trace.samples.enumerated().map { i, s in
+            var s = s
+            s.hinge = i % 5 == 0 ? 110 : nil
+            if i % 5 != 0 { s.base = nil }
+            return s
+        }
+        let seen = states(samples).map(\.state.hinge)
+        let changes = zip(seen, seen.dropFirst()).filter { $0.0 != $0.1 }.map(\.1)
+        #expect(seen.first == 110 && changes.isEmpty, "the hinge published at each change after \(String(describing: seen.first)): \(changes)")
+    }
+
     @Test("a part whose length differs from pose to pose (offsets) still has its fold read")
     func flawedPartFollowed() throws {
         var trace = FoldTrace(hinge: 2)

@@ -62,6 +62,31 @@ extension DriverZooTests {
         #expect(Self.hysteresisWrites(r, "0.050000") == 2 && Self.hysteresisWrites(r, "0.000000") >= 2, "\(r.kernelWrites)")
     }
 
+    @Test("a HID sensor hub that honours in_accel_hysteresis, beside the tablet-mode and lid switches: a switch changed while still is read at once, with a sample whose raw reads the hub answers through its buffer too; those answers are not taken for the hub reporting the still device, so the hysteresis stays set and the sensor thread sleeps again (no wake-up in 3 s); the turn after 12 s still comes within 0.5 s of its end")
+    func switchReadsWhileHubIsStill() async throws {
+        let trace = try PosesTrace(holds: [12, 4])
+        let file = try trace.write()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let hysteresis = "sys/bus/iio/devices/iio:device0/in_accel_hysteresis"
+        let steps: [Step] = SwitchTests.emulated + [
+            .start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: Tolerance.tracePose)),
+            .waitFile(hysteresis, "0.050000", within: Tolerance.slowReply),
+            .flip(SwitchTests.tablet, .tabletMode, true), .wait(.stdout(#""posture":"tablet""#)),
+            .flip(SwitchTests.tablet, .tabletMode, false), .wait(.stdout(#""posture":"laptop""#)),
+            .asleep(thread: "rotationd-iio", seconds: 3), .expectFile(hysteresis, "0.050000"),
+            .wait(.stdout("\"rotation\":90,", within: Tolerance.longTracePose)),
+        ]
+        let r = try await Testbed.run(devices: ["zoo/hid-sensor-hysteresis.umockdev", "switches.umockdev"], steps: steps,
+                                      arguments: ["--print", "--verbose"])
+        #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
+        #expect(!r.stderr.contains { $0.contains("ignores the hysteresis") }, "\(r.transcript)")
+        #expect(r.rotations == [0, 90], "\(r.transcript)")
+        let turnEnd = Self.playStart(r) + trace.turnEnds[0]
+        let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
+        #expect(turn.map { $0 - turnEnd < Tolerance.turnWithHysteresis } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
+        #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
+    }
+
     @Test("a HID sensor hub that ignores in_accel_hysteresis keeps reporting the still device: found at the first still spell, said once, the hysteresis put back at once and never set again, and the part read at the still pace as before; the turn after the still spell comes within 0.5 s of its end")
     func motionHysteresisIgnored() async throws {
         let driver = "hid-sensor"

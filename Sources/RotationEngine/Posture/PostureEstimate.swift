@@ -23,6 +23,10 @@ public struct PostureEstimate: Sendable {
     private var lastSample = -Double.infinity
     /// The angle in force (degrees, 0...360), held while it cannot be read; nil before the first reading.
     private var hinge: Double?
+    /// Whether a hinge sensor has given a reading: from then on it alone decides the angle, and a sample without
+    /// one (live, most carry none: it is read at most ten times a second) leaves its angle in force, not the
+    /// accelerometers' own.
+    private var sensorRead = false
     private var readable = true
     /// The angle roughly followed from every reading with gravity in it, steady or not, so that a fold made
     /// while moving still shows which side of flat the hinge went: only the side is taken from it.
@@ -75,8 +79,9 @@ public struct PostureEstimate: Sendable {
             hinge = min(max(sensor, 0), 360)
             hingeSource = .hingeSensor
             readable = true
+            sensorRead = true
         } else if baseHere {
-            readAccelerometers(s)
+            if !sensorRead { readAccelerometers(s) }
         } else if hadBase {
             // A detachable without its base is a tablet; what the base read before says nothing now.
             hinge = nil

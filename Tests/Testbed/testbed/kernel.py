@@ -72,15 +72,16 @@ def _sleep_file(root):
 
 
 class KernelLog:
-    """New lines of the kernel log (IIO_KERNEL_LOG) from an offset on: the writes a part hears of."""
+    """New lines of the kernel log (IIO_KERNEL_LOG) from an offset on: the writes and the raw reads a part hears of."""
 
     WRITE = re.compile(r'^write (\S+) (\S+) "(.*)" ok$')
+    READ = re.compile(r'^read (\S+) (\S+) slept ')
 
     def __init__(self, path, offset):
         self.path, self.offset, self.rest = path, offset, b""
 
-    def writes(self):
-        """(device, attribute, value) of each write the kernel took since the last call."""
+    def _lines(self):
+        """The lines logged since the last call."""
         try:
             with open(self.path, "rb") as f:
                 f.seek(self.offset)
@@ -91,9 +92,13 @@ class KernelLog:
         data = self.rest + data
         lines = data.split(b"\n")
         self.rest = lines.pop()
-        out = []
-        for line in lines:
-            m = self.WRITE.match(line.decode("utf-8", "replace"))
-            if m:
-                out.append(m.groups())
-        return out
+        return [line.decode("utf-8", "replace") for line in lines]
+
+    def writes(self):
+        """(device, attribute, value) of each write the kernel took since the last call."""
+        return [m.groups() for m in map(self.WRITE.match, self._lines()) if m]
+
+    def reads(self):
+        """(device, attribute) of each raw read that slept in the driver since the last call (only those are
+        logged: a device with a raw-delay or raw-periods rule)."""
+        return [m.groups() for m in map(self.READ.match, self._lines()) if m]

@@ -26,6 +26,12 @@ class Part:
     it reported by more than in_<sensor>_hysteresis on some axis (in g, the unit of the HID readings behind
     in_accel_scale = 9.80665 x 10^-3), while that is above 0; by default a hub ignores the attribute.
 
+    "raw-reads": "reported" is a sensor of a HID sensor hub: the hub answers a raw read with an input report, and the
+    driver pushes every input report into the buffer while it is enabled, the answer included (hid-sensor-hub.c's
+    sensor_hub_raw_event hands each one to the driver's capture_sample and send_event): a scan of the reading for
+    each raw read of one of the part's channels, whatever the hysteresis. Only a raw read that sleeps is logged,
+    so the part needs a raw-delay rule.
+
     "interrupt": false is a part whose interrupt line does not reach the host: neither its buffer nor its
     events ever deliver anything. "events" describes its motion event (MotionEvent); "events-raised": false is a
     part that takes the event's enable and never raises it, though its buffer streams.
@@ -52,6 +58,11 @@ class Part:
         self.log = None
         # The scan a hub that honours its hysteresis reported last (`reports`).
         self.reported = None
+        # The raw reads a hub answers through the buffer ("raw-reads"), from the kernel log.
+        self.raw_reads = None
+        if spec.get("raw-reads") == "reported":
+            log = os.path.join(self.root, "kernel.log")
+            self.raw_reads = KernelLog(log, os.path.getsize(log) if os.path.exists(log) else 0)
 
     def fall_asleep(self):
         for part in [self] + self.companions:
@@ -91,6 +102,13 @@ class Part:
             return False
         self.reported = list(counts)
         return True
+
+    def answered(self):
+        """How many raw reads of the part's channels the hub answered since the last call ("raw-reads")."""
+        if self.raw_reads is None:
+            return 0
+        prefix = "in_%s_" % self.sensor
+        return sum(1 for device, attr in self.raw_reads.reads() if device == self.device and attr.startswith(prefix))
 
     def attr(self, name):
         try:
@@ -191,9 +209,12 @@ class Part:
                 if self.silent(now):
                     # Asleep, or a buffer silent after the wake: the scans due now never come.
                     pending, count = b"", 0
-                elif self.reports(raws[0][1]):
-                    pending += self.pack(cached, values, time.time_ns())
-                    count += 1
+                    self.answered()
+                else:
+                    scans = self.answered() + (1 if self.reports(raws[0][1]) else 0)
+                    for _ in range(scans):
+                        pending += self.pack(cached, values, time.time_ns())
+                    count += scans
                 if count >= max(1, int(self.number("buffer/watermark", 1))):
                     try:
                         os.write(self.fd, pending)
@@ -203,6 +224,7 @@ class Part:
                 nxt += 1.0 / hz
             else:
                 pending, count, cached, enabled = b"", 0, None, False
+                self.answered()
                 nxt += 0.02
             # Sleep in short steps, so that disabling the buffer (to change the frequency) is noticed at once.
             while time.monotonic() < nxt and (not enabled or (self.attr("buffer/enable") == "1" and self.frequency() == hz)):
