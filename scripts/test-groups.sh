@@ -48,7 +48,7 @@ for group in $groups; do
     case $group in
     sensors)
         run driver-zoo-poses --filter 'DriverZooTests/fourPoses' &
-        run driver-zoo-listing --filter 'DriverZooTests/listing|DriverZooTests/motion|KernelRulesTests' &
+        run driver-zoo-listing --filter 'DriverZooTests|KernelRulesTests' --skip 'DriverZooTests/fourPoses' &
         run neighbours --filter NeighbourTests &
         run sleep --filter SleepWakeTests &
         run live-sensors --filter RotationSensorsTests --skip 'DriverZooTests|KernelRulesTests|NeighbourTests|SleepWakeTests' &
