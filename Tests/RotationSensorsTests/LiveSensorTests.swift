@@ -471,16 +471,9 @@ struct LiveSensorTests {
         #expect(live.failure == nil && live.status == 0, "\(live.transcript)")
         #expect(live.rotations == [0, 270, 180], "\(live.transcript)")
 
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try BuiltProducts.require("rotationd"))
-        p.arguments = ["--replay", csv.path]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
-        let replayed = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
+        let replay = try ChildProcess.run(BuiltProducts.require("rotationd"), ["--replay", csv.path])
+        #expect(replay.status == 0, "\(replay)")
+        let replayed = replay.out.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
         }
 
@@ -635,17 +628,14 @@ struct LiveSensorTests {
 
     @Test("--print stops, exiting 1, when the reader of its output goes away")
     func printStopsWhenReaderLeaves() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
         let device = Testbed.fixtures.appendingPathComponent("polled.umockdev").path
         let rotationd = Testbed.binDir + "/rotationd"
         let status = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-print-\(UUID().uuidString).status")
         defer { try? FileManager.default.removeItem(at: status) }
         // rotationd's own exit status, kept beside the pipeline: a rotationd that kept sampling after head
-        // exited would only be ended by the timeout, whose status is 124.
-        p.arguments = ["-c", "{ timeout 60 umockdev-run -d '\(device)' -- '\(rotationd)' --print 2>/dev/null; echo $? > '\(status.path)'; } | head -n 1 >/dev/null"]
-        try p.run()
-        p.waitUntilExit()
+        // exited would only be ended by the timeout (which bounds the run), whose status is 124.
+        _ = try ChildProcess.run("/bin/sh", ["-c", "{ timeout 60 umockdev-run -d '\(device)' -- '\(rotationd)' --print 2>/dev/null; echo $? > '\(status.path)'; } | head -n 1 >/dev/null"],
+                                 timeout: nil)
         let exit = try String(contentsOf: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(exit == "1", "rotationd --print outlived its reader or failed otherwise: exit status \(exit)")
     }

@@ -170,12 +170,11 @@ struct RotwatchExecTests {
 
     @Test("--exec refuses --once and --json, and an empty command, with a message saying what to leave out")
     func refusesOtherModes() throws {
-        let dir = try ScratchDirectory()
-        let once = try ClientToolsTests.run(PackagePaths.binary("rotwatch"), ["--exec", "true", "--once"], in: dir, tag: "once")
+        let once = try ChildProcess.run(PackagePaths.binary("rotwatch"), ["--exec", "true", "--once"])
         #expect(once.status == 2 && once.err.contains("leave out --once"), "\(once.err)")
-        let json = try ClientToolsTests.run(PackagePaths.binary("rotwatch"), ["--json", "--exec", "true"], in: dir, tag: "json")
+        let json = try ChildProcess.run(PackagePaths.binary("rotwatch"), ["--json", "--exec", "true"])
         #expect(json.status == 2 && json.err.contains("leave out --json"), "\(json.err)")
-        let empty = try ClientToolsTests.run(PackagePaths.binary("rotwatch"), ["--exec", ""], in: dir, tag: "empty")
+        let empty = try ChildProcess.run(PackagePaths.binary("rotwatch"), ["--exec", ""])
         #expect(empty.status == 2 && empty.err.contains("--exec needs a command"), "\(empty.err)")
     }
 }
