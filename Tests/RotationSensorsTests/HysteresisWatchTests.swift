@@ -7,13 +7,6 @@ import TestSupport
 /// A HID sensor hub while the device is still: one that honours `in_accel_hysteresis` reports nothing until the
 /// device moves (`HysteresisWatch`); one that ignores it is found out and read at the still pace as before.
 extension DriverZooTests {
-    /// The steps checking that every file the sidecar lists under `expect.restore` is put back.
-    static func restoreSteps(_ fixture: String) throws -> [Step] {
-        try Expectation(fixture: fixture).restore.flatMap { device, files in
-            files.map { Step.expectFile("sys/bus/iio/devices/\(device)/\($0.key)", $0.value) }
-        }
-    }
-
     /// The writes of `value` to the display accelerometer's hysteresis in the kernel's log of `r`.
     static func hysteresisWrites(_ r: Testbed.Result, _ value: String) -> Int {
         r.kernelWrites.filter { $0.device == "iio:device0" && $0.file == "in_accel_hysteresis" && $0.value == value }.count
@@ -48,12 +41,12 @@ extension DriverZooTests {
         let steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: Tolerance.tracePose)),
                               .waitFile("sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.050000", within: Tolerance.slowReply),
                               .asleep(thread: "rotationd-iio", seconds: 3), .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)), .sleep(2), .stop]
-            + (try Self.restoreSteps(driver))
+            + (try Sidecar.zoo(driver).expectation().restoreSteps)
         let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
-        let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
+        let turn = r.published(rotation: 90, after: turnEnd - 1)
         #expect(turn.map { $0 - turnEnd < Tolerance.turnWithHysteresis } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.stderr.contains { $0.contains("the hub reported a change") }, "\(r.transcript)")
         #expect(!r.stderr.contains { $0.contains("ignores the hysteresis") }, "\(r.transcript)")
@@ -82,7 +75,7 @@ extension DriverZooTests {
         #expect(!r.stderr.contains { $0.contains("ignores the hysteresis") }, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
-        let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
+        let turn = r.published(rotation: 90, after: turnEnd - 1)
         #expect(turn.map { $0 - turnEnd < Tolerance.turnWithHysteresis } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }
@@ -98,14 +91,14 @@ extension DriverZooTests {
                               .waitFile("sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.000000"),
                               .wait(.stderr("the device is still: reading it at")),
                               .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)), .sleep(2), .stop]
-            + (try Self.restoreSteps(driver))
+            + (try Sidecar.zoo(driver).expectation().restoreSteps)
         let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         let said = r.stderr.filter { $0.contains("ignores the hysteresis") }
         #expect(said.count == 1 && said[0].hasPrefix("rotationd: info: iio:device0 (accel_3d)"), "\(r.transcript)")
         #expect(Self.hysteresisWrites(r, "0.050000") == 1, "set again after it was found ignored: \(r.kernelWrites)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
-        let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
+        let turn = r.published(rotation: 90, after: turnEnd - 1)
         #expect(turn.map { $0 - turnEnd < Tolerance.turnWithHysteresis } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }
