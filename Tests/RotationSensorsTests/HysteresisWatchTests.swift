@@ -7,6 +7,9 @@ import TestSupport
 /// A HID sensor hub while the device is still: one that honours `in_accel_hysteresis` reports nothing until the
 /// device moves (`HysteresisWatch`); one that ignores it is found out and read at the still pace as before.
 extension DriverZooTests {
+    /// What the service says once it has set the hysteresis for a still spell.
+    static let hysteresisSet = "the device is still: the hub reports only a change"
+
     /// The writes of `value` to the display accelerometer's hysteresis in the kernel's log of `r`.
     static func hysteresisWrites(_ r: Testbed.Result, _ value: String) -> Int {
         r.kernelWrites.filter { $0.device == "iio:device0" && $0.file == "in_accel_hysteresis" && $0.value == value }.count
@@ -40,7 +43,10 @@ extension DriverZooTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: Tolerance.tracePose)),
                               .waitFile("sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.050000", within: Tolerance.slowReply),
-                              .asleep(thread: "rotationd-iio", seconds: 3), .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)), .sleep(2), .stop]
+                              .wait(.stderr(Self.hysteresisSet)),
+                              .asleep(thread: "rotationd-iio", seconds: 3), .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)),
+                              // The still spell after the turn: the hysteresis set again.
+                              .wait(.stderr(Self.hysteresisSet, within: Tolerance.tracePose)), .stop]
             + (try Sidecar.zoo(driver).expectation().restoreSteps)
         let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -90,7 +96,10 @@ extension DriverZooTests {
                               .wait(.stderr("ignores the hysteresis", within: Tolerance.slowReply)),
                               .waitFile("sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.000000"),
                               .wait(.stderr("the device is still: reading it at")),
-                              .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)), .sleep(2), .stop]
+                              .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)),
+                              // The still spell after the turn, where a hub found ignoring its hysteresis would be
+                              // given it again (the write comes before the line).
+                              .wait(.stderr("the device is still", within: Tolerance.tracePose)), .stop]
             + (try Sidecar.zoo(driver).expectation().restoreSteps)
         let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")

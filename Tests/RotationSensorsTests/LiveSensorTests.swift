@@ -220,7 +220,8 @@ struct LiveSensorTests {
             .start,
             .wait(.stdout(Self.normal)),
             .set("iio:device0", ["in_accel_x_raw": 0, "in_accel_y_raw": 512, "in_accel_z_raw": 0]),
-            .sleep(0.6),
+            // The base's new reading is taken (for the posture), and has not turned the rotation.
+            .wait(.stdout(#""hinge":180,"#)),
             .set("iio:device1", ["in_accel_x_raw": -512, "in_accel_y_raw": 0, "in_accel_z_raw": 0]),
             .wait(.stdout(Self.rightUp)),
         ], arguments: ["--print"])
@@ -392,6 +393,7 @@ struct LiveSensorTests {
             .uevent(path, .remove),
             .remove(path),
             .wait(.stdout("\"sensor\":\"lost\"")),
+            // A time, not a wait: a rescan a second finds nothing, and the service goes on meanwhile.
             .sleep(1.2),
             .alive,
             // The same device again, now held right edge up (umockdev cannot recreate the device node).
@@ -409,6 +411,7 @@ struct LiveSensorTests {
         let r = try await Testbed.run(devices: [], steps: [
             .start,
             .wait(.stdout("\"sensor\":\"none\"")),
+            // A time, not a wait: two rescans or more find nothing, and say nothing again.
             .sleep(2.5),
             .alive,
             .add("polled.umockdev"),
@@ -430,6 +433,7 @@ struct LiveSensorTests {
             .set("iio:device0", ["in_anglvel_x_raw": 100, "in_anglvel_y_raw": 200, "in_anglvel_z_raw": 300]),
             .set("iio:device0", Self.onda),
             .wait(.stdout(Self.rightUp)),
+            // A time, not a wait: the recording goes on a little past the turn, so its last rows are right-up.
             .sleep(0.2),
         ], arguments: ["--print", "--record", csv.path])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -466,6 +470,7 @@ struct LiveSensorTests {
             .wait(.stdout(Self.rightUp)),
             .set("iio:device0", ["in_accel_x_raw": -523, "in_accel_y_raw": 0, "in_accel_z_raw": 5]),
             .wait(.stdout(Self.bottomUp)),
+            // A time, not a wait: the recording goes on past the last change, so its replay reaches it too.
             .sleep(0.3),
         ], arguments: ["--print", "--record", csv.path])
         #expect(live.failure == nil && live.status == 0, "\(live.transcript)")
@@ -500,6 +505,7 @@ struct LiveSensorTests {
             .wait(.stdout(Self.normal)),
             .feed(node, format: "<hhhhhhxxxxq", values: [8, 521, -67, -40, 50, 60], hz: 50),
             .wait(.stdout(Self.rightUp)),
+            // A time, not a wait: the recording goes on a little past the turn, so its last rows are right-up.
             .sleep(0.2),
         ], arguments: ["--print", "--record", csv.path])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
@@ -535,7 +541,7 @@ struct LiveSensorTests {
         let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
             .feed(node, format: "<hhhxxq", values: [523, 13, 5], hz: 50),
             .start,
-            // Serving, and for half a second more, without having touched the sensor.
+            // Serving, and for half a second more (a time, not a wait), without having touched the sensor.
             .wait(.stderr("serving on ")),
             .sleep(0.5),
             .expectFile("sys/bus/iio/devices/iio:device0/sampling_frequency", "10"),
@@ -614,7 +620,7 @@ struct LiveSensorTests {
         let socket = "/tmp/rotationd-idle-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
             .start,
-            // Serving, and for a second more.
+            // Serving, and for a second more (a time, not a wait).
             .wait(.stderr("serving on ")),
             .sleep(1.0),
             .alive,

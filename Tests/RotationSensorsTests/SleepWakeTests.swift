@@ -98,6 +98,7 @@ struct SleepWakeTests {
 
     @Test("the test bed's suspend as the program sees it: a CLOCK_REALTIME timerfd armed with TFD_TIMER_CANCEL_ON_SET becomes readable at the wake and its read fails with ECANCELED; CLOCK_BOOTTIME - CLOCK_MONOTONIC grows by the time slept; a 2 s sleep or poll() across a 1.5 s suspend lasts 2 s on CLOCK_MONOTONIC and 3.5 s on CLOCK_BOOTTIME")
     func testBedSuspend() async throws {
+        // Each 0.5 s is a time, not a wait: the suspend comes inside the probe's 2 s sleep (and poll), 0.5 s into it.
         let steps: [Step] = [.start, .wait(.stdout("ready", within: Tolerance.slowReply)), .suspend(1.5), .wait(.stdout("timerfd")),
                               .wait(.stdout("sleeping")), .sleep(0.5), .suspend(1.5), .wait(.stdout("slept")),
                               .wait(.stdout("polling")), .sleep(0.5), .suspend(1.5), .wait(.stdout("polled")),

@@ -53,7 +53,7 @@ struct RotwatchExecTests {
         let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket, "--exec", command], in: dir, tag: "exec")
         let expected = ["0 unknown", "0 laptop", "0 stand", "0 tablet", "90 tablet"]
         #expect(watch.waitUntil(timeout: Tolerance.toolRun) { Self.lines(log).count >= expected.count }, "\(Self.lines(log))")
-        // Time for a wrong run (the hinge-only changes) to show.
+        // A time, not a wait: for a wrong run (the hinge-only changes) to show.
         usleep(800_000)
         #expect(Self.lines(log) == expected)
         watch.stop()
@@ -89,6 +89,7 @@ struct RotwatchExecTests {
                                      in: dir, tag: "exec")
         #expect(watch.waitUntil(timeout: Tolerance.replayRun) { Self.lines(log).count >= expected.count }, "\(Self.lines(log)) \(watch.stderr)")
         #expect(run.child.waitForLog("replay finished", timeout: Tolerance.replayRun))
+        // A time, not a wait: for a wrong run to show.
         usleep(300_000)
         #expect(Self.lines(log) == expected.map { Self.expectedVariables[$0]! })
         #expect(watch.isRunning, "rotwatch --exec keeps running")
@@ -111,7 +112,7 @@ struct RotwatchExecTests {
         let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket, "--exec", command], in: dir, tag: "exec")
         let expected = ["start 0", "end 0", "start 270", "end 270", "start 0", "end 0"]
         #expect(watch.waitUntil(timeout: Tolerance.toolRun) { Self.lines(log).count >= expected.count }, "\(Self.lines(log))")
-        // Time for a wrong run to show.
+        // A time, not a wait: for a wrong run to show.
         usleep(1_000_000)
         #expect(Self.lines(log) == expected, "one run at a time, the latest pending rotation next")
         #expect(!watch.stderr.contains("the command for"), "no run failed: \(watch.stderr)")
@@ -162,6 +163,7 @@ struct RotwatchExecTests {
         let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket, "--exec", "\(Self.printVariables) >> \(log)"],
                                      in: dir, tag: "exec")
         #expect(watch.waitUntil(timeout: Tolerance.toolRun) { Self.lines(log).count >= 2 }, "\(Self.lines(log))")
+        // A time, not a wait: for a wrong run to show.
         usleep(500_000)
         #expect(Self.lines(log) == [Self.expectedVariables[90]!, Self.expectedVariables[180]!])
         watch.stop()
