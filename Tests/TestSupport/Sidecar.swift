@@ -47,7 +47,7 @@ public struct Sidecar: Decodable, Sendable {
     }
 
     /// Whether any sensor is in the base (a keyboard half), not the display.
-    public var hasBase: Bool { devices.values.joined().contains { $0.location == .base } }
+    public var hasBase: Bool { devices.values.joined().contains(where: \.inBase) }
 
     /// One emulated sensor: what the hardware is, not what the driver says.
     public struct Sensor: Decodable, Sendable {
@@ -59,8 +59,8 @@ public struct Sidecar: Decodable, Sendable {
         public var offset: [Double]
         /// Its mount matrix: device frame = matrix × sensor frame.
         public var matrix: [[Double]]
-        /// Where it is.
-        public var location: Location
+        /// Whether it is in the base (a keyboard half, `"location": "base"`), not the display.
+        public var inBase: Bool
         /// The range of a raw count, in bits (signed).
         public var bits: Int
         /// Its rate in Hz, when the driver has no sampling frequency attribute.
@@ -86,14 +86,6 @@ public struct Sidecar: Decodable, Sendable {
             case anglvel
         }
 
-        /// Where a sensor is.
-        public enum Location: String, Decodable, Sendable {
-            /// In the display, which turns.
-            case display
-            /// In the base, a keyboard half.
-            case base
-        }
-
         enum CodingKeys: String, CodingKey {
             case sensor, scale, offset, matrix, location, bits, rate, events, hysteresis, interrupt
             case rawReads = "raw-reads", eventsRaised = "events-raised"
@@ -105,7 +97,11 @@ public struct Sidecar: Decodable, Sendable {
             scale = try c.decode(Double.self, forKey: .scale)
             offset = try c.decodeIfPresent([Double].self, forKey: .offset) ?? [0, 0, 0]
             matrix = try c.decodeIfPresent([[Double]].self, forKey: .matrix) ?? [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
-            location = try c.decodeIfPresent(Location.self, forKey: .location) ?? .display
+            let location = try c.decodeIfPresent(String.self, forKey: .location) ?? "display"
+            guard ["display", "base"].contains(location) else {
+                throw DecodingError.dataCorruptedError(forKey: .location, in: c, debugDescription: "a location is \"display\" or \"base\"")
+            }
+            inBase = location == "base"
             bits = try c.decodeIfPresent(Int.self, forKey: .bits) ?? 16
             rate = try c.decodeIfPresent(Double.self, forKey: .rate) ?? 50
             events = try c.decodeIfPresent(MotionEvent.self, forKey: .events)
