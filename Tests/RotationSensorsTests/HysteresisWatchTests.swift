@@ -43,6 +43,7 @@ extension DriverZooTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: Tolerance.tracePose)),
                               .waitFile("sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.050000", within: Tolerance.slowReply),
+                              // The first still spell's line, so that the wait after the turn finds the next one.
                               .wait(.stderr(Self.hysteresisSet)),
                               .asleep(thread: "rotationd-iio", seconds: 3), .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)),
                               // The still spell after the turn: the hysteresis set again.
