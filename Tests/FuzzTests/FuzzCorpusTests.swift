@@ -16,19 +16,8 @@ struct FuzzCorpusTests {
         let corpus = Self.root + "/Fuzz/corpus/" + target
         let inputs = try FileManager.default.contentsOfDirectory(atPath: corpus).filter { !$0.hasPrefix(".") }
         #expect(inputs.count >= 3, "\(corpus) holds \(inputs.count) inputs")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuiltProducts.require(target))
-        process.arguments = [corpus]
-        let reports = SanitizerReports()
-        process.environment = reports.environment()
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        for failure in reports.failures(of: target) { Issue.record(Comment(rawValue: failure)) }
-        #expect(process.terminationStatus == 0 && text.contains("\(inputs.count) inputs passed"), "\(target): \(text)")
+        let r = try ChildProcess.run(try BuiltProducts.require(target), [corpus], timeout: Tolerance.longRun)
+        #expect(r.status == 0 && (r.out + r.err).contains("\(inputs.count) inputs passed"), "\(target): \(r)")
     }
 
     @Test("make fuzz runs every fuzz target the package builds, and each has a seed corpus")

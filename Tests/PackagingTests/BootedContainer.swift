@@ -21,7 +21,7 @@ final class BootedContainer {
     private let nspawn: Process
     private let console: String
     private let scratch: ScratchDirectory
-    private var background: [Process] = []
+    private var background: [ChildProcess] = []
 
     /// Why this machine cannot boot a container, or nil when it can.
     static func unavailable() -> String? {
@@ -54,7 +54,8 @@ final class BootedContainer {
         args += binds.map { "--bind-ro=\($0.0):\($0.1)" }
         args += ["--boot", "--", "systemd.firstboot=off"]
         _ = FileManager.default.createFile(atPath: console, contents: nil)
-        nspawn = Process()
+        let nspawn = Process()
+        self.nspawn = nspawn
         // timeout bounds the container's life should the test hang: its SIGTERM halts the container. Never
         // SIGKILL for systemd-nspawn: the container's init would outlive it.
         nspawn.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
@@ -65,9 +66,9 @@ final class BootedContainer {
         try nspawn.run()
         let deadline = Date().addingTimeInterval(timeout)
         var found: pid_t?
-        while found == nil && nspawn.isRunning && Date() < deadline {
+        _ = Poll.until(timeout: deadline.timeIntervalSinceNow, every: 0.05) {
             found = Self.containerInit(below: nspawn.processIdentifier)
-            if found == nil { usleep(50_000) }
+            return found != nil || !nspawn.isRunning
         }
         guard let found else {
             Self.halt(nspawn, leader: nil)
@@ -76,12 +77,12 @@ final class BootedContainer {
         leader = found
         // systemctl answers once systemd listens on its private socket; --wait then blocks until start-up ends.
         var state = ""
-        while Date() < deadline {
+        let started = try Poll.until(timeout: deadline.timeIntervalSinceNow, every: 0.1) {
             let r = try run(["systemctl", "is-system-running", "--wait"], timeout: max(1, deadline.timeIntervalSinceNow))
             state = r.out.trimmingCharacters(in: .whitespacesAndNewlines)
-            if ["running", "degraded"].contains(state) { return }
-            usleep(100_000)
+            return ["running", "degraded"].contains(state)
         }
+        if started { return }
         shutDown()
         throw Failure(description: "the container's systemd did not finish starting within \(Int(timeout)) s (\(state)):\n\(Self.read(console))")
     }
@@ -97,34 +98,25 @@ final class BootedContainer {
          "/usr/bin/env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8"] + command
     }
 
-    /// Runs `command` inside to its end (at most `timeout` seconds).
+    /// Runs `command` inside to its end (at most `timeout` seconds: `timeout` ends it, so the run is not bounded
+    /// again outside).
     @discardableResult
-    func run(_ command: [String], timeout: Double = Tolerance.containerCommand) throws -> Command {
-        try Command.run("/usr/bin/timeout", inside(command, timeout: timeout))
+    func run(_ command: [String], timeout: Double = Tolerance.containerCommand) throws -> ChildProcess.Ended {
+        try ChildProcess.run("/usr/bin/timeout", inside(command, timeout: timeout), timeout: nil)
     }
 
     /// Standard output of `command` run inside, when it exited 0; otherwise throws with what it printed.
     @discardableResult
     func output(_ command: [String], timeout: Double = Tolerance.containerCommand) throws -> String {
-        let r = try run(command, timeout: timeout)
-        guard r.status == 0 else { throw Command.Failure(command: command.joined(separator: " "), result: r) }
-        return r.out
+        try run(command, timeout: timeout).output()
     }
 
-    /// Starts `command` inside and returns at once; standard output goes to `stdout`, standard error to
-    /// `stderr`. It ends after `timeout` seconds, or with the container.
-    func start(_ command: [String], stdout: String, stderr: String, timeout: Double = Tolerance.containerRun) throws -> Process {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        p.arguments = inside(command, timeout: timeout)
-        _ = FileManager.default.createFile(atPath: stdout, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderr, contents: nil)
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdout))
-        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderr))
-        try p.run()
-        background.append(p)
-        return p
+    /// Starts `command` inside and returns at once; its output goes to `TAG.out` and `TAG.err` in `dir`. It ends
+    /// after `timeout` seconds, or with the container.
+    func start(_ command: [String], in dir: ScratchDirectory, tag: String, timeout: Double = Tolerance.containerRun) throws -> ChildProcess {
+        let child = try ChildProcess("/usr/bin/timeout", inside(command, timeout: timeout), in: dir, tag: tag)
+        background.append(child)
+        return child
     }
 
     /// Ends the commands started inside, halts the container and waits for it (killing its init after 15 s);
@@ -135,9 +127,9 @@ final class BootedContainer {
     /// for them. Each is killed with its process group (timeout's, which nsenter and the command share).
     @discardableResult
     func shutDown() -> Bool {
-        for p in background where p.isRunning {
-            kill(-p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
+        for child in background where child.isRunning {
+            kill(-child.process.processIdentifier, SIGKILL)
+            child.wait(timeout: nil)
         }
         background.removeAll()
         Self.halt(nspawn, leader: leader)
@@ -152,9 +144,7 @@ final class BootedContainer {
         } else {
             kill(nspawn.processIdentifier, SIGTERM)
         }
-        let deadline = Date().addingTimeInterval(Tolerance.containerHalt)
-        while nspawn.isRunning && Date() < deadline { usleep(50_000) }
-        if nspawn.isRunning {
+        if !Poll.until(timeout: Tolerance.containerHalt, every: 0.05, { !nspawn.isRunning }) {
             // Killing the init ends everything in the container, and then systemd-nspawn; without one found,
             // timeout's process group goes.
             if let leader { kill(leader, SIGKILL) } else { kill(-nspawn.processIdentifier, SIGKILL) }

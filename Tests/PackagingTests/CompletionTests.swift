@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The bash completions in completions/, run by bash with bash-completion loaded.
 @Suite("Bash completion")
@@ -20,14 +21,14 @@ struct CompletionTests {
         _\(command) "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
         printf '%s\\n' "${COMPREPLY[@]}"
         """
-        let out = try Command.output("bash", ["-c", script, "bash", PackagePaths.source("completions/\(command)"), command] + words,
-                                     directory: directory)
+        let out = try ChildProcess.run("bash", ["-c", script, "bash", PackagePaths.source("completions/\(command)"), command] + words,
+                                       directory: directory).output()
         return out.split(separator: "\n").map(String.init)
     }
 
     @Test("Completing an empty word offers every option --help prints", arguments: ["rotationd", "rotwatch"])
     func offersEveryOption(command: String) throws {
-        let help = OptionList.named(inHelp: try Command.output(PackagePaths.built(command), ["--help"]))
+        let help = OptionList.named(inHelp: try ChildProcess.run(PackagePaths.built(command), ["--help"]).output())
         let offered = Set(try Self.complete(command, [""]))
         #expect(help.subtracting(offered).isEmpty, "not offered: \(help.subtracting(offered).sorted())")
         #expect(offered.subtracting(help).isEmpty, "offered but unknown to --help: \(offered.subtracting(help).sorted())")
@@ -61,7 +62,7 @@ struct CompletionTests {
 
     @Test("--set completes exactly the threshold names rotationd accepts")
     func completesThresholds() throws {
-        let refusal = try Command.run(PackagePaths.built("rotationd"), ["--set", "?"])
+        let refusal = try ChildProcess.run(PackagePaths.built("rotationd"), ["--set", "?"])
         #expect(refusal.status == 2)
         let listed = refusal.err.components(separatedBy: "valid names: ").last?
             .trimmingCharacters(in: .whitespacesAndNewlines).components(separatedBy: ", ") ?? []

@@ -12,7 +12,7 @@ struct DebianPackageTests {
     static func unpack() throws -> (deb: String, root: ScratchDirectory) {
         let deb = try PackagePaths.requireDebianPackage()
         let root = try ScratchDirectory()
-        _ = try Command.output("dpkg-deb", ["-x", deb, root.path])
+        _ = try ChildProcess.run("dpkg-deb", ["-x", deb, root.path]).output()
         return (deb, root)
     }
 
@@ -20,16 +20,16 @@ struct DebianPackageTests {
     func versionIsTheCommands() throws {
         let (deb, root) = try Self.unpack()
         let version = try PackagePaths.version()
-        #expect(try Command.output("dpkg-deb", ["-f", deb, "Version"]) == version + "\n")
-        #expect(try Command.output("dpkg-deb", ["-f", deb, "Package"]) == "rotationd\n")
-        #expect(try Command.output(root.path("usr/bin/rotationd"), ["--version"]) == "rotationd \(version)\n")
-        #expect(try Command.output(root.path("usr/bin/rotwatch"), ["--version"]) == "rotwatch \(version)\n")
+        #expect(try ChildProcess.run("dpkg-deb", ["-f", deb, "Version"]).output() == version + "\n")
+        #expect(try ChildProcess.run("dpkg-deb", ["-f", deb, "Package"]).output() == "rotationd\n")
+        #expect(try ChildProcess.run(root.path("usr/bin/rotationd"), ["--version"]).output() == "rotationd \(version)\n")
+        #expect(try ChildProcess.run(root.path("usr/bin/rotwatch"), ["--version"]).output() == "rotwatch \(version)\n")
     }
 
     @Test("The package holds the binaries, the udev rule and its program, both units, the sysusers.d file, both man pages, the completions, the documents and the copyright")
     func contents() throws {
         let (deb, _) = try Self.unpack()
-        let listing = try Command.output("dpkg-deb", ["-c", deb])
+        let listing = try ChildProcess.run("dpkg-deb", ["-c", deb]).output()
         let paths = Set(listing.split(separator: "\n").compactMap { $0.split(separator: " ").last.map { String($0.dropFirst()) } })
         for path in ["/usr/bin/rotationd", "/usr/bin/rotwatch", "/usr/lib/udev/rules.d/60-rotationd.rules",
                      "/usr/lib/udev/rotationd-access", "/usr/lib/sysusers.d/rotationd.conf", "/usr/share/doc/rotationd/copyright",
@@ -42,7 +42,7 @@ struct DebianPackageTests {
         }
         #expect(!paths.contains { $0.hasPrefix("/usr/local") || $0.hasPrefix("/lib/") || $0.hasPrefix("/etc/") },
                 "unexpected paths: \(paths.filter { $0.hasPrefix("/usr/local") || $0.hasPrefix("/lib/") || $0.hasPrefix("/etc/") })")
-        let depends = try Command.output("dpkg-deb", ["-f", deb, "Depends"])
+        let depends = try ChildProcess.run("dpkg-deb", ["-f", deb, "Depends"]).output()
         #expect(depends.contains("libiio0") && depends.contains("libudev1"), "Depends: \(depends)")
         #expect(depends.contains("acl") && depends.contains("systemd"), "setfacl for the udev rule, systemd-sysusers for the user: \(depends)")
     }
@@ -53,7 +53,7 @@ struct DebianPackageTests {
         let unit = try String(contentsOfFile: root.path("usr/lib/systemd/system/rotationd.service"), encoding: .utf8)
         #expect(unit.contains("ExecStart=/usr/bin/rotationd --serve"))
         #expect(unit.contains("Requires=rotationd.socket"), "stopping the socket must stop the service too")
-        let owners = try Command.output("dpkg-deb", ["-c", deb]).split(separator: "\n").map { $0.split(separator: " ")[1] }
+        let owners = try ChildProcess.run("dpkg-deb", ["-c", deb]).output().split(separator: "\n").map { $0.split(separator: " ")[1] }
         #expect(owners.allSatisfy { $0 == "root/root" })
     }
 
@@ -74,7 +74,7 @@ struct DebianPackageTests {
                 /usr/bin/python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("/run/udev/control")' && \
                 env \(environment) PATH=\(bin):$PATH sh \(postinst) configure
                 """
-            _ = try Command.output("unshare", ["-m", "sh", "-c", script])
+            _ = try ChildProcess.run("unshare", ["-m", "sh", "-c", script]).output()
         }
         try configure("-u DPKG_ROOT")
         let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
@@ -140,38 +140,28 @@ struct DebianPackageTests {
         for t in targets {
             try? FileManager.default.copyItem(atPath: "/usr/lib/systemd/system/" + t, toPath: root.path("usr/lib/systemd/system/" + t))
         }
-        let r = try Command.run("systemd-analyze", ["verify", "--root=\(root.path)", "rotationd.socket", "rotationd.service"])
-        #expect(r.status == 0 && r.out.isEmpty && r.err.isEmpty, "systemd-analyze verify: \(r.status)\n\(r.out)\(r.err)")
+        let r = try ChildProcess.run("systemd-analyze", ["verify", "--root=\(root.path)", "rotationd.socket", "rotationd.service"],
+                                     timeout: Tolerance.build)
+        #expect(r.status == 0 && r.out.isEmpty && r.err.isEmpty, "\(r)")
     }
 
     @Test("The packaged rotationd serves a trace and the packaged rotwatch reads it")
     func packagedBinariesRun() throws {
         let (_, root) = try Self.unpack()
         let socket = root.path("rotationd.sock")
-        let service = Process()
-        service.executableURL = URL(fileURLWithPath: root.path("usr/bin/rotationd"))
-        service.arguments = ["--replay", PackagePaths.source("data/demo-50hz.csv"), "--socket", socket, "--speed", "8"]
-        let log = root.path("rotationd.log")
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        service.standardInput = FileHandle.nullDevice
-        service.standardOutput = FileHandle.nullDevice
-        service.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try service.run()
-        defer { if service.isRunning { kill(service.processIdentifier, SIGKILL); service.waitUntilExit() } }
+        let service = try ChildProcess(root.path("usr/bin/rotationd"),
+                                       ["--replay", PackagePaths.source("data/demo-50hz.csv"), "--socket", socket, "--speed", "8"],
+                                       in: root, tag: "rotationd")
         // The socket file appears at bind(), before the service listens; it says when it serves.
-        func logged() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
-        let deadline = Date().addingTimeInterval(Tolerance.slowReply)
-        while !logged().contains("serving on") && service.isRunning && Date() < deadline { usleep(20_000) }
-        #expect(logged().contains("serving on \(socket)"), "\(logged())")
-        let watch = try Command.run(root.path("usr/bin/rotwatch"), ["--once", "--socket", socket])
+        _ = service.waitUntil(timeout: Tolerance.slowReply) { service.stderr.contains("serving on") || !service.isRunning }
+        #expect(service.stderr.contains("serving on \(socket)"), "\(service.stderr)")
+        let watch = try ChildProcess.run(root.path("usr/bin/rotwatch"), ["--once", "--socket", socket])
         #expect(watch.status == 0, "rotwatch --once: \(watch.err)")
         let lines = watch.out.split(separator: "\n")
         #expect(lines.count == 2)
         #expect(lines.first?.contains("rotationd \(try PackagePaths.version()) on \(socket)") == true, "\(watch.out)")
         #expect(lines.first?.contains("replay:") == true)
-        kill(service.processIdentifier, SIGTERM)
-        service.waitUntilExit()
-        #expect(service.terminationStatus == 0)
+        #expect(service.stop() == 0)
         #expect(!FileManager.default.fileExists(atPath: socket), "rotationd leaves its socket file behind")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A man page rendered by `man`, as a reader sees it.
 struct ManPage {
@@ -10,17 +11,15 @@ struct ManPage {
     /// Renders the roff page at `path` (gzipped or not) with `man --warnings -l`, 200 columns wide so that
     /// option entries stay on one line.
     static func render(_ path: String) throws -> ManPage {
-        let r = try Command.run("man", ["--warnings", "-l", path],
-                                environment: ["MANWIDTH": "200", "MANPAGER": "cat", "PAGER": "cat", "LC_ALL": "C.UTF-8"])
-        guard r.status == 0 else { throw Command.Failure(command: "man --warnings -l \(path)", result: r) }
-        return ManPage(text: r.out, warnings: r.err)
+        let r = try ChildProcess.run("man", ["--warnings", "-l", path],
+                                     environment: ["MANWIDTH": "200", "MANPAGER": "cat", "PAGER": "cat", "LC_ALL": "C.UTF-8"])
+        return ManPage(text: try r.output(), warnings: r.err)
     }
 
     /// Turns the scdoc source `man/NAME.scd` into roff in `directory` with `scdoc`, and renders it.
     static func renderSource(_ name: String, in directory: ScratchDirectory) throws -> ManPage {
         let roff = directory.path(name)
-        let r = try Command.run("/bin/sh", ["-c", "scdoc < \"$0\" > \"$1\"", PackagePaths.source("man/\(name).scd"), roff])
-        guard r.status == 0 else { throw Command.Failure(command: "scdoc < man/\(name).scd", result: r) }
+        _ = try ChildProcess.run("/bin/sh", ["-c", "scdoc < \"$0\" > \"$1\"", PackagePaths.source("man/\(name).scd"), roff]).output()
         return try render(roff)
     }
 }

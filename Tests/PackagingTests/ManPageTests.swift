@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// rotationd(8) and rotwatch(1), from their scdoc sources, against the binaries' own `--help`.
 @Suite("Man pages")
@@ -18,7 +19,7 @@ struct ManPageTests {
     @Test("Every option --help prints has an entry in the man page, and every entry is an option --help prints",
           arguments: pages)
     func optionsMatchHelp(command: String, page: String) throws {
-        let help = try Command.output(PackagePaths.built(command), ["--help"])
+        let help = try ChildProcess.run(PackagePaths.built(command), ["--help"]).output()
         let inHelp = OptionList.named(inHelp: help)
         #expect(inHelp.contains("--help") && inHelp.contains("--version"), "options read from --help: \(inHelp.sorted())")
         let dir = try ScratchDirectory()
@@ -33,7 +34,7 @@ struct ManPageTests {
     func optionReaderSeesAMissingEntry() throws {
         let dir = try ScratchDirectory()
         let documented = OptionList.documented(inPage: try ManPage.renderSource("rotwatch.1", in: dir).text)
-        let help = try Command.output(PackagePaths.built("rotwatch"), ["--help"]) + "\n  --full-rate     sample faster\n"
+        let help = try ChildProcess.run(PackagePaths.built("rotwatch"), ["--help"]).output() + "\n  --full-rate     sample faster\n"
         #expect(OptionList.named(inHelp: help).subtracting(documented) == ["--full-rate"])
     }
 

@@ -18,7 +18,7 @@ enum PackagePaths {
 
     /// The version the built rotationd prints: the one in the source.
     static func version() throws -> String {
-        let line = try Command.output(built("rotationd"), ["--version"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let line = try ChildProcess.run(built("rotationd"), ["--version"]).output().trimmingCharacters(in: .whitespacesAndNewlines)
         return String(line.split(separator: " ").last ?? "")
     }
 
@@ -28,7 +28,7 @@ enum PackagePaths {
 
     /// `dist/NAME_VERSION_ARCH.deb` for the source's version and this machine's architecture.
     static func debianPackage(_ name: String = "rotationd") throws -> String {
-        let arch = try Command.output("dpkg", ["--print-architecture"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let arch = try ChildProcess.run("dpkg", ["--print-architecture"]).output().trimmingCharacters(in: .whitespacesAndNewlines)
         return root + "/dist/\(name)_\(try version())_\(arch).deb"
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// The package installed, removed and purged with dpkg in a scratch root, never on the machine itself.
@@ -38,11 +39,11 @@ struct ScratchInstallTests {
         }
 
         /// Runs dpkg on this root with `arguments`, as described on the suite; its log stays in the root too.
-        func dpkg(_ arguments: [String]) throws -> Command {
+        func dpkg(_ arguments: [String]) throws -> ChildProcess.Ended {
             let script = "mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system && exec dpkg \"$@\""
-            return try Command.run("unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh",
-                                               "--root=\(path)", "--log=\(path)/var/lib/dpkg/dpkg.log",
-                                               "--force-script-chrootless"] + arguments)
+            return try ChildProcess.run("unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh",
+                                                    "--root=\(path)", "--log=\(path)/var/lib/dpkg/dpkg.log",
+                                                    "--force-script-chrootless"] + arguments, timeout: Tolerance.build)
         }
 
         /// Every path under the root, relative to it, except the dpkg database and the policy log.
@@ -75,7 +76,7 @@ struct ScratchInstallTests {
         #expect(install.status == 0, "dpkg -i: \(install.out)\(install.err)")
         #expect(root.isSymlink("etc/systemd/system/sockets.target.wants/rotationd.socket") == "/usr/lib/systemd/system/rotationd.socket")
         #expect(root.takeRequests() == ["rotationd.socket start"])
-        let enabled = try Command.run("systemctl", ["--root=\(root.path)", "is-enabled", "rotationd.socket"])
+        let enabled = try ChildProcess.run("systemctl", ["--root=\(root.path)", "is-enabled", "rotationd.socket"])
         #expect(enabled.out == "enabled\n", "systemctl is-enabled: \(enabled.out)\(enabled.err)")
         for path in ["usr/bin/rotationd", "usr/lib/systemd/system/rotationd.service", "usr/lib/udev/rules.d/60-rotationd.rules",
                      "usr/lib/udev/rotationd-access", "usr/lib/sysusers.d/rotationd.conf"] {
@@ -94,7 +95,7 @@ struct ScratchInstallTests {
                      "usr/lib/udev/rotationd-access", "usr/lib/sysusers.d/rotationd.conf"] {
             #expect(!FileManager.default.fileExists(atPath: root.dir.path(path)), "\(path) is still there after dpkg -r")
         }
-        let afterRemove = try Command.run("systemctl", ["--root=\(root.path)", "is-enabled", "rotationd.socket"])
+        let afterRemove = try ChildProcess.run("systemctl", ["--root=\(root.path)", "is-enabled", "rotationd.socket"])
         #expect(afterRemove.status != 0 && !afterRemove.out.contains("enabled"), "is-enabled after dpkg -r: \(afterRemove.out)")
 
         let purge = try root.dpkg(["-P", "rotationd"])
@@ -103,7 +104,7 @@ struct ScratchInstallTests {
         #expect(left.isEmpty, "left behind after purge: \(left.sorted())")
         // As with every Debian package, the system user stays: files it owned may outlive the package.
         #expect(user() != nil)
-        let query = try Command.run("dpkg-query", ["--admindir=\(root.path)/var/lib/dpkg", "-W", "-f=${db:Status-Abbrev}", "rotationd"])
+        let query = try ChildProcess.run("dpkg-query", ["--admindir=\(root.path)/var/lib/dpkg", "-W", "-f=${db:Status-Abbrev}", "rotationd"])
         #expect(query.status == 1 && query.err.contains("no packages found"), "dpkg-query after purge: \(query.out)\(query.err)")
     }
 
@@ -111,7 +112,7 @@ struct ScratchInstallTests {
     func prermStopsTheSocket() throws {
         let (deb, _) = try DebianPackageTests.unpack()
         let control = try ScratchDirectory()
-        _ = try Command.output("dpkg-deb", ["-e", deb, control.path])
+        _ = try ChildProcess.run("dpkg-deb", ["-e", deb, control.path]).output()
         // dpkg skips the stop outside a booted system (DPKG_ROOT set), so the script is read rather than run.
         let prerm = try String(contentsOfFile: control.path("prerm"), encoding: .utf8)
         #expect(prerm.contains("\"$1\" = remove"))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The user the packaged service runs as, created by the package's own sysusers.d file, seen by programs run
 /// in a private mount namespace and never added to the machine itself.
@@ -22,7 +23,7 @@ final class ServiceUser {
         for file in ["passwd", "group", "shadow", "gshadow"] {
             try FileManager.default.copyItem(atPath: "/etc/" + file, toPath: etc + "/" + file)
         }
-        _ = try Command.output("systemd-sysusers", ["--root=\(scratch.path)", package + "/usr/lib/sysusers.d/rotationd.conf"])
+        _ = try ChildProcess.run("systemd-sysusers", ["--root=\(scratch.path)", package + "/usr/lib/sysusers.d/rotationd.conf"]).output()
     }
 
     /// The user's line in the scratch /etc/passwd, split into its fields.
@@ -32,11 +33,13 @@ final class ServiceUser {
         return line.map { $0.split(separator: ":", omittingEmptySubsequences: false).map(String.init) } ?? []
     }
 
-    /// Runs `executable` as root in a private mount namespace where the user exists.
-    func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Command {
+    /// Runs `executable` as root in a private mount namespace where the user exists, to its end (at most `timeout`
+    /// seconds; nil for a program that bounds itself, as the test bed's driver does with its steps' timeouts).
+    func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+             timeout: Double? = Tolerance.toolRun) throws -> ChildProcess.Ended {
         let script = "mount --bind \"$1\" /etc/passwd && mount --bind \"$2\" /etc/group && shift 2 && exec \"$@\""
-        return try Command.run("unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh",
-                                           scratch.path("etc/passwd"), scratch.path("etc/group"), executable] + arguments,
-                               environment: environment)
+        return try ChildProcess.run("unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh",
+                                                scratch.path("etc/passwd"), scratch.path("etc/group"), executable] + arguments,
+                                    environment: environment, timeout: timeout)
     }
 }

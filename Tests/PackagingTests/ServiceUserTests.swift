@@ -57,9 +57,9 @@ struct ServiceUserTests {
     /// after `steps` (`Step`).
     /// What the driver printed, and its results (`Results`).
     struct DriverRun {
-        var command: Command
+        var command: ChildProcess.Ended
         var results: Results
-        var status: Int32 { command.status }
+        var status: Int32? { command.status }
         var out: String { command.out }
         var err: String { command.err }
     }
@@ -74,7 +74,7 @@ struct ServiceUserTests {
         args += ["--results", results.path]
         args += ["--actions", Testbed.actions(steps)]
         args += ["--", user.package + "/usr/bin/rotationd"] + arguments
-        let command = try user.run("/usr/bin/umockdev-wrapper", args)
+        let command = try user.run("/usr/bin/umockdev-wrapper", args, timeout: nil)
         return DriverRun(command: command, results: Results(data: (try? Data(contentsOf: results)) ?? Data()))
     }
 
@@ -106,12 +106,12 @@ struct ServiceUserTests {
     @Test("systemd-analyze security rates the packaged unit's exposure at most 1.5, with no root and no capability")
     func exposure() throws {
         let (_, root) = try DebianPackageTests.unpack()
-        let r = try Command.run("systemd-analyze", ["security", "--offline=true", "--no-pager", root.path(Self.socketUnit)])
+        let r = try ChildProcess.run("systemd-analyze", ["security", "--offline=true", "--no-pager", root.path(Self.socketUnit)])
         let overall = r.out.split(separator: "\n").first { $0.contains("Overall exposure level for rotationd.service") }
         let score = overall.flatMap { $0.split(separator: ":").last?.split(separator: " ").first }.flatMap { Double($0) }
-        let exposure = try #require(score, "systemd-analyze security: \(r.status)\n\(r.out)\(r.err)")
+        let exposure = try #require(score, "\(r)")
         #expect(exposure <= 1.5, "\(r.out)")
-        let json = try Command.run("systemd-analyze", ["security", "--offline=true", "--json=short", root.path(Self.socketUnit)])
+        let json = try ChildProcess.run("systemd-analyze", ["security", "--offline=true", "--json=short", root.path(Self.socketUnit)])
         let checks = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [[String: Any]], "\(json.out)\(json.err)")
         #expect(checks.count > 50)
         // A check the unit passes is "set", with no exposure.

@@ -78,7 +78,7 @@ struct SystemdBootTests {
         // The first connection starts the service, with no sensor yet (a warning): a Type=notify service is
         // active only once it has sent READY=1.
         let once = try box.run(["rotwatch", "--once"])
-        #expect(once.status == 0 && once.out.hasPrefix("rotationd "), "rotwatch --once: \(once.status) \(once.out)\(once.err)")
+        #expect(once.status == 0 && once.out.hasPrefix("rotationd "), "\(once)")
         let started = try s.waitFor("rotationd.service", ["ActiveState": "active", "SubState": "running"], timeout: Tolerance.slowReply)
         let first = try s.show("rotationd.service", ["Type", "StatusText", "WatchdogUSec"])
         #expect(started && first["Type"] == "notify", "\(first)")
@@ -114,13 +114,13 @@ struct SystemdBootTests {
         let driver = try box.start(["/usr/bin/python3", driverInBox, "--device", "buffered.umockdev",
                                     "--actions", Testbed.actions(steps),
                                     "--", "/bin/true"],
-                                   stdout: scratch.path("driver.out"), stderr: scratch.path("driver.err"), timeout: Tolerance.containerDriver)
+                                   in: scratch, tag: "driver", timeout: Tolerance.containerDriver)
         try #require(s.waitUntil(timeout: Tolerance.containerCommand) { try box.run(["test", "-e", Self.control + "/ready"]).status == 0 || !driver.isRunning },
                      "the emulated device was never set up")
         try #require(driver.isRunning, "the driver ended: \(s.text("driver.err"))")
 
         // A client that follows the service, reconnecting when it goes away; it starts the service again.
-        let watch = try box.start(["rotwatch", "--json"], stdout: scratch.path("rotwatch.out"), stderr: scratch.path("rotwatch.err"))
+        let watch = try box.start(["rotwatch", "--json"], in: scratch, tag: "rotwatch")
         #expect(s.waitUntil(timeout: Tolerance.toolRun) { s.states().contains { $0["rotation"] as? Int == 0 } }, "no rotation 0: \(s.text("rotwatch.out"))")
         #expect(s.messages().first?["sensor"] as? String == "iio:device0 (accel_3d)", "\(s.text("rotwatch.out"))")
         let running = try s.show("rotationd.service", ["ActiveState", "MainPID", "ExecMainStartTimestampMonotonic", "User"])
@@ -169,6 +169,7 @@ struct SystemdBootTests {
         let ping = try lastPing()
         #expect(try s.waitUntil(timeout: Tolerance.closeSeen * Self.watchdog) { try lastPing() > ping }, "no WATCHDOG=1 within \(2 * Self.watchdog) s")
         let alive = 2.5 * Self.watchdog - (Self.monotonic() - start)
+        // A time, not a wait: the service must outlive 2.5 watchdog periods with no restart.
         if alive > 0 { usleep(useconds_t(alive * 1e6)) }
         let later = try s.show("rotationd.service", ["MainPID", "NRestarts", "ActiveState"])
         #expect(later == ["MainPID": pid, "NRestarts": "0", "ActiveState": "active"], "\(later)")
@@ -187,8 +188,8 @@ struct SystemdBootTests {
         #expect(s.text("rotwatch.err").contains("the service closed the connection"), "\(s.text("rotwatch.err"))")
 
         // A prompt stop; systemd keeps the socket listening.
-        kill(-watch.processIdentifier, SIGTERM)
-        watch.waitUntilExit()
+        kill(-watch.process.processIdentifier, SIGTERM)
+        watch.wait(timeout: nil)
         let stopping = Date()
         let stop = try box.run(["systemctl", "stop", "rotationd.service"])
         let stopTime = Date().timeIntervalSince(stopping)
@@ -201,8 +202,8 @@ struct SystemdBootTests {
 
         // The driver's own checks: every step passed.
         try box.output(["sh", "-c", "echo 1 > \(Self.control)/release"])
-        if s.waitUntil(timeout: Tolerance.slowReply, { !driver.isRunning }) {
-            #expect(driver.terminationStatus == 0, "the driver: \(s.text("driver.err"))")
+        if let status = driver.wait(timeout: Tolerance.slowReply) {
+            #expect(status == 0, "the driver: \(s.text("driver.err"))")
         } else {
             Issue.record("the driver did not end: \(s.text("driver.err"))")
         }
@@ -262,14 +263,10 @@ struct SystemdBootTests {
             }
         }
 
-        /// Checks `condition` every 0.1 s until it holds; false after `timeout` seconds.
+        /// Checks `condition` every 0.1 s (each look may run a command inside) until it holds; false after
+        /// `timeout` seconds.
         func waitUntil(timeout: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
-            while true {
-                if try condition() { return true }
-                if Date() >= deadline { return false }
-                usleep(100_000)
-            }
+            try Poll.until(timeout: timeout, every: 0.1, condition)
         }
 
         /// A file of the scratch directory (a client's output).

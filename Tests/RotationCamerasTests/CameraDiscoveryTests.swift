@@ -223,8 +223,9 @@ struct CameraDiscoveryTests {
 
     @Test("the guard itself: a program that opens a capture node fails the run, even for a moment")
     func guardCatchesAnOpen() async throws {
+        // The opener lives on a moment after its open (a time: what a program does), and the run waits for its end.
         let opener = "import os, time; os.close(os.open('/dev/video0', os.O_RDONLY | os.O_NONBLOCK)); time.sleep(0.5)"
-        let r = try await Testbed.run(devices: ["camera-builtin.umockdev"], steps: [.guardVideoNodes, .start, .sleep(1)],
+        let r = try await Testbed.run(devices: ["camera-builtin.umockdev"], steps: [.guardVideoNodes, .start, .exit(within: Tolerance.exit)],
                                   arguments: ["-c", opener], program: "/usr/bin/python3")
         #expect(r.status == 1, "\(r.transcript)")
         // inotify sees the open however short it was; the descriptor sampling may or may not have caught it too.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A locale whose decimal separator is a comma (such as fr_FR.UTF-8), usable by this process and its children:
 /// the system's, or compiled with `localedef` into a scratch directory that `LOCPATH` points at.
@@ -19,14 +20,9 @@ struct CommaDecimalLocale {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-locale-\(UUID().uuidString)")
         guard FileManager.default.isReadableFile(atPath: "/usr/share/i18n/locales/\(language)"),
               (try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)) != nil else { return nil }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/localedef")
-        p.arguments = ["-i", language, "-f", "UTF-8", dir.appendingPathComponent(name).path]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return nil }
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
+        let compiled = try? ChildProcess.run("/usr/bin/localedef", ["-i", language, "-f", "UTF-8", dir.appendingPathComponent(name).path],
+                                             timeout: Tolerance.build)
+        guard compiled?.status == 0 else {
             try? FileManager.default.removeItem(at: dir)
             return nil
         }
@@ -43,18 +39,9 @@ struct CommaDecimalLocale {
 
     /// The decimal point a child process started with `environment` gets, as `locale -k decimal_point` prints it.
     func decimalPointInChild() -> String? {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/locale")
-        p.arguments = ["-k", "decimal_point"]
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return nil }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
+        guard let locale = try? ChildProcess.run("/usr/bin/locale", ["-k", "decimal_point"], environment: environment) else { return nil }
         // decimal_point=","
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = locale.out.trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.hasPrefix("decimal_point=\"") && text.hasSuffix("\"") else { return nil }
         return String(text.dropFirst("decimal_point=\"".count).dropLast())
     }

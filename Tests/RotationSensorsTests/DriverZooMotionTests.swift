@@ -70,35 +70,19 @@ extension DriverZooTests {
     struct MotionFixture {
         /// The enable files of the display accelerometer's event, relative to its directory.
         var enables: [String]
-        /// Per device: attribute files and the values they must hold after the run.
-        var restore: [String: [String: String]]
+        /// The steps checking every file is put back.
+        var restoreSteps: [Step]
         /// Whether a base part is read once a second while the display sleeps on its event
         /// (`CapturedPart.foldReadInterval`): its own event never reaches the host.
         var foldReads: Bool
 
         init(_ name: String) throws {
-            let url = Testbed.fixtures.appendingPathComponent("zoo/\(name).json")
-            let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
-            let devices = try #require(spec["devices"] as? [String: Any])
-            let device = devices["iio:device0"].flatMap { ($0 as? [[String: Any]])?.first ?? $0 as? [String: Any] }
-            let events = try #require(device?["events"] as? [String: Any], "\(name) describes no motion event")
-            enables = try #require(events["enable"] as? [String: String]).values.sorted()
-            let expect = try #require(spec["expect"] as? [String: Any])
-            restore = try #require(expect["restore"] as? [String: [String: String]])
-            foldReads = devices.values.contains { ($0 as? [String: Any])?["location"] as? String == "base" }
+            let sidecar = try Sidecar.zoo(name)
+            let events = try #require(sidecar.devices["iio:device0"]?.first?.events, "\(name) describes no motion event")
+            enables = events.enableFiles
+            restoreSteps = try sidecar.expectation().restoreSteps
+            foldReads = sidecar.hasBase
         }
-
-        /// The steps checking every file is put back.
-        var restoreSteps: [Step] {
-            restore.flatMap { device, files in
-                files.map { Step.expectFile("sys/bus/iio/devices/\(device)/\($0.key)", $0.value) }
-            }
-        }
-    }
-
-    /// When a run's `rotation` was first published after `after` (monotonic s), or nil.
-    static func published(_ r: Testbed.Result, rotation: Int, after: Double) -> Double? {
-        r.events.first { ($0["t"] as? Double ?? 0) > after && $0["rotation"] as? Int == rotation }?["t"] as? Double
     }
 
     /// The monotonic time the trace started playing.
@@ -122,13 +106,13 @@ extension DriverZooTests {
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
-        let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
+        let turn = r.published(rotation: 90, after: turnEnd - 1)
         #expect(turn.map { $0 - turnEnd < Tolerance.turnAwake } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.kernelWrites.map(\.description).contains("iio:device0 dev/iio:device0 \"IIO_GET_EVENT_FD_IOCTL\" ok"), "\(r.kernelWrites)")
         #expect(r.kernelWrites.map(\.description).contains("iio:device0 \(fixture.enables[0]) \"1\" ok"), "\(r.kernelWrites)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
         // Only what the sidecar expects (st_lsm6dsx: its gyroscope's raw reads are too slow to poll).
-        let expected = try Expectation(fixture: driver).warnings
+        let expected = try Sidecar.zoo(driver).expectation().warnings
         let warnings = r.stderr.filter { $0.hasPrefix("rotationd: warning") || $0.hasPrefix("rotationd: error") }
         #expect(warnings.count == expected.count && expected.allSatisfy { w in warnings.contains { $0.contains(w) } }, "\(warnings)")
     }
@@ -155,7 +139,7 @@ extension DriverZooTests {
         #expect(said.count == 1 && said[0].hasPrefix("rotationd: info: iio:device0 ("), "\(r.transcript)")
         #expect(!r.kernelWrites.contains { $0.file.contains("events/") || $0.value == "IIO_GET_EVENT_FD_IOCTL" }, "\(r.kernelWrites)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
-        let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
+        let turn = r.published(rotation: 90, after: turnEnd - 1)
         #expect(turn.map { $0 - turnEnd < Tolerance.turnAwake } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }
@@ -166,13 +150,9 @@ extension DriverZooTests {
         let fixture = try MotionFixture(driver)
         // The highest choice of the driver's table (the fixture's "values-up" rule), and how many of its periods a
         // raw read sleeps ("raw-periods").
-        let url = Testbed.fixtures.appendingPathComponent("zoo/\(driver).json")
-        let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
-        let rules: [[String]] = try #require(spec["rules"] as? [String]).map { $0.split(separator: " ").map(String.init) }
-        let table = try #require(rules.first { $0.starts(with: ["values-up", "iio:device0", "sampling_frequency"]) })
-        let top = try #require(table.last.flatMap { Double($0) })
-        let sleeps = try #require(rules.first { $0.starts(with: ["raw-periods", "iio:device0"]) })
-        let periods = try #require(Double(sleeps[2]))
+        let sidecar = try Sidecar.zoo(driver)
+        let top = try #require(sidecar.rule("values-up", "iio:device0", "sampling_frequency")?.last.flatMap { Double($0) })
+        let periods = try #require(sidecar.rule("raw-periods", "iio:device0")?.first.flatMap { Double($0) })
         let (r, trace) = try await Self.holdTurnHold(driver, fixture, holds: [8, 4])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         let raised = "iio:device0 sampling_frequency \"\(FrequencyPlan.text(top))\" ok"
@@ -191,7 +171,7 @@ extension DriverZooTests {
         let slow = reads.filter { abs($0.sleptMs - slept) >= 0.1 }
         #expect(slow.isEmpty, "each read should sleep \(slept) ms (\(periods) periods at \(top) Hz): \(slow.map { $0.sleptMs })")
         let turnEnd = start + trace.turnEnds[0]
-        let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
+        let turn = r.published(rotation: 90, after: turnEnd - 1)
         #expect(turn.map { $0 - turnEnd < Tolerance.turnAwake } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }
@@ -215,7 +195,7 @@ extension DriverZooTests {
         let arms = r.kernelWrites.filter { $0.description == "iio:device0 \(fixture.enables[0]) \"1\" ok" }
         #expect(arms.count == 1, "armed \(arms.count) times: \(r.kernelWrites)")
         let second = Self.playStart(r) + trace.turnEnds[1]
-        let turn = Self.published(r, rotation: 180, after: second - 1)
+        let turn = r.published(rotation: 180, after: second - 1)
         #expect(turn.map { $0 - second < Tolerance.turnAwake } == true, "the second turn came \(turn.map { $0 - second } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }

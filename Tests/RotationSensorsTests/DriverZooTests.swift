@@ -17,47 +17,14 @@ struct DriverZooTests {
     /// are held).
     static let turns = [3.0, 6.6, 10.2, 13.8]
 
-    /// What a fixture's sidecar says a run must show.
-    struct Expectation {
-        var display: String
-        var base: String?
-        var gyroscope: String?
-        var capture: String
-        /// Per device: the scale and the file it comes from.
-        var scales: [String: (Double, String)]
-        /// Per device: attribute files and the values they must hold again after the run.
-        var restore: [String: [String: String]]
-        /// Warnings the run must log (substrings); any other warning fails it.
-        var warnings: [String]
-        /// Per sensor ("iio:device1 gyroscope"): how `--list` says it is read, buffered or polled; left out of
-        /// most sidecars.
-        var modes: [String: String]
-
-        init(fixture name: String) throws {
-            let url = Testbed.fixtures.appendingPathComponent("zoo/\(name).json")
-            let spec = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
-            let e = spec["expect"] as! [String: Any]
-            display = e["display"] as! String
-            base = e["base"] as? String
-            gyroscope = e["gyroscope"] as? String
-            capture = e["capture"] as! String
-            scales = (e["scales"] as! [String: [Any]]).mapValues { ($0[0] as! Double, $0[1] as! String) }
-            restore = e["restore"] as! [String: [String: String]]
-            warnings = e["warnings"] as! [String]
-            modes = e["modes"] as? [String: String] ?? [:]
-        }
-    }
-
     @Test("each driver: the display accelerometer is found and read buffered where its driver allows, the four poses come in turn, the gyroscope is fused where there is one and stays fused, no write is refused, nothing else is warned about, and every setting is put back", arguments: drivers)
     func fourPoses(driver: String) async throws {
-        let expect = try Expectation(fixture: driver)
+        let expect = try Sidecar.zoo(driver).expectation()
         // Upright until rotationd reports it, however late a loaded machine starts it.
         var steps: [Step] = [.start, .play("zoo/four-poses.csv", seconds: 25, holdUntil: .stdout("\"rotation\":0,", within: Tolerance.slowReply))]
         for rotation in [90, 180, 270, 0] { steps.append(.wait(.stdout("\"rotation\":\(rotation),", within: Tolerance.slowReply))) }
         steps.append(.stop)
-        for (device, files) in expect.restore {
-            for (file, value) in files { steps.append(.expectFile("sys/bus/iio/devices/\(device)/\(file)", value)) }
-        }
+        steps += expect.restoreSteps
         let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90, 180, 270, 0], "\(r.transcript)")
@@ -101,7 +68,7 @@ struct DriverZooTests {
 
     @Test("each driver: --list gives every scale with the file it came from, wherever the driver put it, the part reads 1 g at rest, and only a HID hub names the hysteresis it is given while still", arguments: drivers)
     func listing(driver: String) async throws {
-        let expect = try Expectation(fixture: driver)
+        let expect = try Sidecar.zoo(driver).expectation()
         // The upright pose of the four-poses trace alone, played in a loop: however late --list starts reading,
         // the part is still.
         let poses = try String(contentsOf: Testbed.fixtures.appendingPathComponent("zoo/four-poses.csv"), encoding: .utf8)
@@ -115,13 +82,13 @@ struct DriverZooTests {
                                     steps: [.play(still.path, seconds: 25), .start, .exit(within: Tolerance.exit)],
                                     arguments: ["--list"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
-        for (device, (scale, file)) in expect.scales {
+        for (device, scale) in expect.scales {
             guard let heading = r.stdout.firstIndex(where: { $0.hasPrefix("\(device): ") }) else {
                 Issue.record("--list does not show \(device): \(r.transcript)")
                 continue
             }
             let block = r.stdout[(heading + 1)...].prefix { $0.hasPrefix("  ") }
-            #expect(block.contains { $0.hasPrefix("  scale: x \(scale) (\(file))") }, "\(r.transcript)")
+            #expect(block.contains { $0.hasPrefix("  scale: x \(scale.value) (\(scale.file))") }, "\(r.transcript)")
         }
         // Each sensor's mode: a gyroscope on a device of its own keeps its buffer beside the polled accelerometer;
         // one sharing the accelerometer's device is polled with it.

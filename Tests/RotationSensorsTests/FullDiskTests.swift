@@ -30,12 +30,10 @@ struct FullDiskTests {
         cp "$1/disk/trace.csv" "$1/kept/trace.csv"
         exit $status
         """
-        let stepsJSON = Testbed.actions(steps)
-        let reports = SanitizerReports()
-        let run = try Self.run("/usr/bin/unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh", scratch,
-                                                    Testbed.driver.path,
-                                                    stepsJSON, rotationd], environment: reports.environment())
-        for failure in reports.failures(of: "rotationd --record") { Issue.record(Comment(rawValue: failure)) }
+        // The driver's steps bound the run.
+        let run = try ChildProcess.run("/usr/bin/unshare", ["--mount", "--propagation", "private", "sh", "-c", script, "sh", scratch,
+                                                            Testbed.driver.path, Testbed.actions(steps), rotationd],
+                                       directory: Testbed.fixtures.path, timeout: nil)
         #expect(run.status == 0, "\(run.out)\(run.err)")
         // The rotation went on being printed after the disk was full.
         #expect(run.out.contains(LiveSensorTests.rightUp), "\(run.out)\(run.err)")
@@ -48,28 +46,8 @@ struct FullDiskTests {
 
         let text = try String(contentsOfFile: scratch + "/kept/trace.csv", encoding: .utf8)
         #expect(text.hasSuffix("\n") && text.split(separator: "\n").count == samples + 1, "\(samples) samples, file:\n\(text.suffix(300))")
-        let replay = try Self.run(rotationd, ["--replay", scratch + "/kept/trace.csv"])
+        let replay = try ChildProcess.run(rotationd, ["--replay", scratch + "/kept/trace.csv"])
         #expect(replay.status == 0, "\(replay.err)")
         #expect(replay.out.contains("\"rotation\":0,"), "\(replay.out)")
-    }
-
-    /// Runs a program to its end; its output goes through files, so it cannot block on a pipe.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, out: String, err: String) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-run-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let outURL = dir.appendingPathComponent("out"), errURL = dir.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        if let environment { p.environment = environment }
-        p.currentDirectoryURL = Testbed.fixtures
-        p.standardOutput = try FileHandle(forWritingTo: outURL)
-        p.standardError = try FileHandle(forWritingTo: errURL)
-        try p.run()
-        p.waitUntilExit()
-        return (p.terminationStatus, (try? String(contentsOf: outURL, encoding: .utf8)) ?? "", (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
     }
 }

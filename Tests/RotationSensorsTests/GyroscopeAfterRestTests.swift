@@ -39,7 +39,7 @@ extension DriverZooTests {
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
-        let turn = r.events.first { ($0["t"] as? Double ?? 0) > turnEnd - 1 && $0["rotation"] as? Int == 90 }
+        let turn = r.publication(rotation: 90, after: turnEnd - 1)
         let at = turn?["t"] as? Double
         #expect(turn?["inputs"] as? String == "accel+gyro", "the turn after the still spell: \(turn ?? [:]): \(r.transcript)")
         // With its event the sensor reports the turn as it starts, and the gyroscope reads it braking: published

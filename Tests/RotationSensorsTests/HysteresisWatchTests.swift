@@ -7,12 +7,8 @@ import TestSupport
 /// A HID sensor hub while the device is still: one that honours `in_accel_hysteresis` reports nothing until the
 /// device moves (`HysteresisWatch`); one that ignores it is found out and read at the still pace as before.
 extension DriverZooTests {
-    /// The steps checking that every file the sidecar lists under `expect.restore` is put back.
-    static func restoreSteps(_ fixture: String) throws -> [Step] {
-        try Expectation(fixture: fixture).restore.flatMap { device, files in
-            files.map { Step.expectFile("sys/bus/iio/devices/\(device)/\($0.key)", $0.value) }
-        }
-    }
+    /// What the service says once it has set the hysteresis for a still spell.
+    static let hysteresisSet = "the device is still: the hub reports only a change"
 
     /// The writes of `value` to the display accelerometer's hysteresis in the kernel's log of `r`.
     static func hysteresisWrites(_ r: Testbed.Result, _ value: String) -> Int {
@@ -47,13 +43,17 @@ extension DriverZooTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let steps: [Step] = [.start, .play(file.path, seconds: trace.length - 0.2), .wait(.stdout("\"rotation\":0,", within: Tolerance.tracePose)),
                               .waitFile("sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.050000", within: Tolerance.slowReply),
-                              .asleep(thread: "rotationd-iio", seconds: 3), .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)), .sleep(2), .stop]
-            + (try Self.restoreSteps(driver))
+                              // The first still spell's line, so that the wait after the turn finds the next one.
+                              .wait(.stderr(Self.hysteresisSet)),
+                              .asleep(thread: "rotationd-iio", seconds: 3), .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)),
+                              // The still spell after the turn: the hysteresis set again.
+                              .wait(.stderr(Self.hysteresisSet, within: Tolerance.tracePose)), .stop]
+            + (try Sidecar.zoo(driver).expectation().restoreSteps)
         let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
-        let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
+        let turn = r.published(rotation: 90, after: turnEnd - 1)
         #expect(turn.map { $0 - turnEnd < Tolerance.turnWithHysteresis } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.stderr.contains { $0.contains("the hub reported a change") }, "\(r.transcript)")
         #expect(!r.stderr.contains { $0.contains("ignores the hysteresis") }, "\(r.transcript)")
@@ -82,7 +82,7 @@ extension DriverZooTests {
         #expect(!r.stderr.contains { $0.contains("ignores the hysteresis") }, "\(r.transcript)")
         #expect(r.rotations == [0, 90], "\(r.transcript)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
-        let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
+        let turn = r.published(rotation: 90, after: turnEnd - 1)
         #expect(turn.map { $0 - turnEnd < Tolerance.turnWithHysteresis } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }
@@ -97,15 +97,18 @@ extension DriverZooTests {
                               .wait(.stderr("ignores the hysteresis", within: Tolerance.slowReply)),
                               .waitFile("sys/bus/iio/devices/iio:device0/in_accel_hysteresis", "0.000000"),
                               .wait(.stderr("the device is still: reading it at")),
-                              .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)), .sleep(2), .stop]
-            + (try Self.restoreSteps(driver))
+                              .wait(.stdout("\"rotation\":90,", within: Tolerance.tracePose)),
+                              // The still spell after the turn, where a hub found ignoring its hysteresis would be
+                              // given it again (the write comes before the line).
+                              .wait(.stderr("the device is still", within: Tolerance.tracePose)), .stop]
+            + (try Sidecar.zoo(driver).expectation().restoreSteps)
         let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print", "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         let said = r.stderr.filter { $0.contains("ignores the hysteresis") }
         #expect(said.count == 1 && said[0].hasPrefix("rotationd: info: iio:device0 (accel_3d)"), "\(r.transcript)")
         #expect(Self.hysteresisWrites(r, "0.050000") == 1, "set again after it was found ignored: \(r.kernelWrites)")
         let turnEnd = Self.playStart(r) + trace.turnEnds[0]
-        let turn = Self.published(r, rotation: 90, after: turnEnd - 1)
+        let turn = r.published(rotation: 90, after: turnEnd - 1)
         #expect(turn.map { $0 - turnEnd < Tolerance.turnWithHysteresis } == true, "the turn came \(turn.map { $0 - turnEnd } ?? .nan) s after its end: \(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }

@@ -205,7 +205,7 @@ struct KernelRulesTests {
     @Test("a device node is held by one open file at a time: a second open, in the same process or another, is EBUSY while the first is open, and taken once it is closed; the feeder's scans still reach the open file")
     func nodeHeldOnce() async throws {
         let script = """
-            import os, subprocess, sys, time
+            import os, select, subprocess, sys
             def attempt(label):
                 try:
                     fd = os.open("/dev/iio:device0", os.O_RDONLY | os.O_NONBLOCK)
@@ -217,7 +217,7 @@ struct KernelRulesTests {
             attempt("second")
             child = "import os\\ntry:\\n os.open('/dev/iio:device0', os.O_RDONLY)\\n print('other process: ok')\\nexcept OSError as e:\\n print('other process: ' + ('EBUSY' if e.errno == 16 else str(e)))"
             print(subprocess.run([sys.executable, "-c", child], capture_output=True, text=True).stdout.strip(), flush=True)
-            time.sleep(0.5)
+            select.select([first], [], [], 5)
             print("scans: %d bytes" % len(os.read(first, 4096)), flush=True)
             os.close(first)
             os.close(attempt("after close"))

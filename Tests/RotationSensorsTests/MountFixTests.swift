@@ -61,15 +61,7 @@ struct MountFixTests {
 
     /// What the database under `root` gives `key`, by systemd-hwdb: as udev would set it.
     static func query(_ key: String, root: String) throws -> [String] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-hwdb")
-        p.arguments = ["--root", root, "query", key]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        try ChildProcess.run("/usr/bin/systemd-hwdb", ["--root", root, "query", key]).out.split(separator: "\n").map(String.init)
     }
 
     /// `fixture` copied into `scratch` with `properties` added to the udev properties of each device named, and

@@ -117,7 +117,7 @@ struct NeighbourTests {
 
     @Test("each driver: a poller reading in_accel_*_raw every 0.5 s beside rotationd never meets EBUSY, and rotationd reports the four poses", arguments: drivers)
     func besideRawPoller(driver: String) async throws {
-        let display = try DriverZooTests.Expectation(fixture: driver).display
+        let display = try Sidecar.zoo(driver).expectation().display
         let r = try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: [
             .rawPoller(display, interval: 0.5),
             .start,

@@ -5,20 +5,6 @@ import TestSupport
 /// `rotationd` refuses options that the chosen mode would ignore, instead of running without them.
 @Suite("Option combinations")
 struct OptionCombinationTests {
-    /// Runs the real binary with `arguments`; returns its exit status and standard error.
-    static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try BuiltProducts.require("rotationd"))
-        p.arguments = arguments
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
     @Test("a meaningless combination exits 2 with a usage error naming the ignored option", arguments: [
         (["--serve", "--record", "/tmp/rotationd-never-written.csv"], "--record cannot be combined with serving"),
         (["--replay", "/tmp/rotationd-no-such-trace.csv", "--record", "/tmp/rotationd-never-written.csv"],
@@ -42,9 +28,9 @@ struct OptionCombinationTests {
         (["--report", "/tmp/rotationd-never-written", "--duration", "601"], "--duration 601: expected seconds to record, more than 0 and at most 600"),
     ])
     func refused(arguments: [String], message: String) throws {
-        let r = try Self.run(arguments)
-        #expect(r.status == 2, "\(arguments): \(r.stderr)")
-        #expect(r.stderr.hasPrefix("rotationd: \(message)"), "\(arguments): \(r.stderr)")
+        let r = try ChildProcess.run(BuiltProducts.require("rotationd"), arguments)
+        #expect(r.status == 2, "\(arguments): \(r.err)")
+        #expect(r.err.hasPrefix("rotationd: \(message)"), "\(arguments): \(r.err)")
         for never in ["/tmp/rotationd-never-written.csv", "/tmp/rotationd-never-written.svg", "/tmp/rotationd-never-written"] {
             #expect(!FileManager.default.fileExists(atPath: never))
         }
@@ -56,7 +42,7 @@ struct OptionCombinationTests {
         defer { try? FileManager.default.removeItem(at: trace) }
         let rows = (0..<20).map { "\(Double($0) / 50),0,-9.81,0" }
         try (["t,x,y,z"] + rows).joined(separator: "\n").appending("\n").write(to: trace, atomically: false, encoding: .utf8)
-        let r = try Self.run(["--replay", trace.path, "--realtime", "--speed", "4"])
-        #expect(r.status == 0, "\(r.stderr)")
+        let r = try ChildProcess.run(BuiltProducts.require("rotationd"), ["--replay", trace.path, "--realtime", "--speed", "4"])
+        #expect(r.status == 0, "\(r.err)")
     }
 }

@@ -24,7 +24,7 @@ struct PermissionTests {
             .wait(.stderr("in_accel_x_raw: Permission denied")),
             // Turned right edge up while the file cannot be read (it keeps its mode 000).
             .set("iio:device0", ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]),
-            // Rescans try the sensor again every second meanwhile.
+            // Rescans try the sensor again every second meanwhile, and say nothing again (a time, not a wait).
             .sleep(2.5),
             .alive,
             .chmod(raw, "644"),

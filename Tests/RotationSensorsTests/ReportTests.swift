@@ -105,7 +105,7 @@ struct ReportTests {
     /// properties, a trace that parses, the states `--replay` prints for it, and a picture that agrees with them.
     static func checkCommonMembers(_ report: String, expected: [String]) throws {
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: report)) == Set(expected))
-        let version = try output(BuiltProducts.require("rotationd"), ["--version"])
+        let version = try ChildProcess.run(BuiltProducts.require("rotationd"), ["--version"]).output()
         #expect(try text(report, "version.txt") == version)
         let machine = try text(report, "machine.txt")
         #expect(machine.contains("dmi modalias: dmi:bvnINSYDECorp.:bvrBYT70A.YNCHENG.WIN.007:bd10/09/2014:svnONDA:pnV975w:"), "\(machine)")
@@ -125,7 +125,7 @@ struct ReportTests {
         #expect(states.allSatisfy { ($0["t"] as? Double).map { samples.first!.time...samples.last!.time ~= $0 } ?? false })
         // What --replay prints for the trace, but for the cameras: the report's states carry those found, and the
         // camera recommended among them.
-        let replayed = try Self.output(BuiltProducts.require("rotationd"), ["--replay", report + "/trace.csv"])
+        let replayed = try ChildProcess.run(BuiltProducts.require("rotationd"), ["--replay", report + "/trace.csv"]).output()
             .split(separator: "\n").compactMap { object(String($0)) }
         func decisions(_ s: [[String: Any]]) -> [String] {
             s.map { o in o.filter { $0.key != "cameras" && $0.key != "preferred" }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
@@ -158,20 +158,6 @@ struct ReportTests {
         return out
     }
 
-    /// What `executable ARGS` prints on standard output; fails the test unless it exits 0.
-    static func output(_ executable: String, _ arguments: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/" + executable)
-        p.arguments = arguments
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(executable) \(arguments) exited \(p.terminationStatus)")
-        return String(decoding: data, as: UTF8.self)
-    }
-
     static func object(_ line: String) -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
     }
@@ -181,7 +167,7 @@ struct ReportTests {
         #expect(archive.hasPrefix(dir + "/rotationd-report-") && archive.hasSuffix(".tar.gz"), "\(archive)")
         let into = dir + "/unpacked"
         try FileManager.default.createDirectory(atPath: into, withIntermediateDirectories: true)
-        _ = try Self.output("tar", ["-xzf", archive, "-C", into])
+        _ = try ChildProcess.run("tar", ["-xzf", archive, "-C", into]).output()
         let top = try FileManager.default.contentsOfDirectory(atPath: into)
         #expect(top == [String((archive as NSString).lastPathComponent.dropLast(".tar.gz".count))], "\(top)")
         return into + "/" + (top.first ?? "")

@@ -24,7 +24,7 @@ struct SamplingPaceTests {
     func polledPace() async throws {
         let socket = Testbed.socketPath("pace")
         let r = try await Testbed.run(devices: ["polled.umockdev"], steps: Self.polledUntilStill(socket) + [
-            // Some slow reads, as many as come in 2 s.
+            // Some slow reads, as many as come in 2 s (a time, not a wait).
             .sleep(2),
             .set("iio:device0", LiveSensorTests.onda),
             .wait(.stderr("iio:device0: the device moves: reading it at 50\\.0 Hz")),
@@ -124,6 +124,7 @@ struct SamplingPaceTests {
             .wait(.socket(LiveSensorTests.normal, within: Tolerance.slowReply)),
             // The trim at the first still (not the one at start-up, "ready with no client: gave back ...").
             .wait(.stderr("^rotationd: debug: gave back [0-9]+ kB of start-up pages", within: Tolerance.tracePose)),
+            // A time, not a wait: the samples go on coming, no gap as long as maxGap, in the second after the trim.
             .sleep(1),
             .alive,
         ], arguments: ["--serve", "--socket", socket, "--verbose"], environment: ["IIO_KERNEL_SMAPS_DELAY": "2000"])

@@ -22,12 +22,7 @@ struct SensorSourceTests {
         var events: Int { statuses.withLock { $0.count } + samples.withLock { $0 } }
 
         func waitForStatus(timeout: Double) -> Bool {
-            let end = Date().addingTimeInterval(timeout)
-            while Date() < end {
-                if !statuses.withLock({ $0.isEmpty }) { return true }
-                usleep(10_000)
-            }
-            return false
+            Poll.until(timeout: timeout) { !statuses.withLock { $0.isEmpty } }
         }
     }
 
@@ -42,6 +37,7 @@ struct SensorSourceTests {
         source.stop()
         #expect(!source.isRunning)
         let after = rec.events
+        // A time, not a wait: no callback may come in the 0.3 s after stop().
         usleep(300_000)
         #expect(rec.events == after, "callbacks ran after stop() returned")
         #expect(!rec.threads.withLock { $0.contains("\(pthread_self())") }, "a callback ran on the caller's thread")
@@ -60,10 +56,10 @@ struct SensorSourceTests {
         source.start(onSample: { _ in source.stop() },
                      onStatus: { s, _ in rec.statuses.withLock { $0.append(s) }; source.stop() })
         #expect(rec.waitForStatus(timeout: Tolerance.slowReply))
-        let end = Date().addingTimeInterval(Tolerance.slowReply)
-        while source.isRunning && Date() < end { usleep(10_000) }
+        _ = Poll.until(timeout: Tolerance.slowReply) { !source.isRunning }
         #expect(!source.isRunning)
         let after = rec.events
+        // A time, not a wait: no callback may come in the 0.3 s after the thread ended.
         usleep(300_000)
         #expect(rec.events == after)
     }

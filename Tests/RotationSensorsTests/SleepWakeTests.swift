@@ -63,20 +63,6 @@ struct SleepWakeTests {
     /// The longest a wake may take to show the new rotation.
     static let wakeLatency = Tolerance.wakeToPublish
 
-    /// The enable file of the display accelerometer's motion event, if the fixture describes one.
-    static func eventEnable(_ fixture: String) throws -> String? {
-        let url = Testbed.fixtures.appendingPathComponent("zoo/\(fixture).json")
-        let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
-        let devices = try #require(spec["devices"] as? [String: Any])
-        let device = devices["iio:device0"].flatMap { ($0 as? [[String: Any]])?.first ?? $0 as? [String: Any] }
-        return ((device?["events"] as? [String: Any])?["enable"] as? [String: String])?.values.sorted().first
-    }
-
-    /// When `rotation` was first published after `after` (the program's monotonic s), or nil.
-    static func published(_ r: Testbed.Result, rotation: Int, after: Double) -> Double? {
-        r.events.first { ($0["t"] as? Double ?? 0) > after && $0["rotation"] as? Int == rotation }?["t"] as? Double
-    }
-
     /// Runs `rotationd --print` on the part while the trace turning it by `degrees` plays: once rotation 0 is
     /// published (and the part's motion event armed), the system sleeps from `asleepAt` into the trace for 3 s (with
     /// `sleep`), then the run waits for the new rotation. Returns the run and the wake→publish time (nil: not
@@ -85,7 +71,8 @@ struct SleepWakeTests {
     static func run(_ part: Part, degrees: Int, sleep: Bool, late: Double = 0) async throws -> (Testbed.Result, Double?) {
         var steps: [Step] = [.start, .play("zoo/sleep-turn-\(degrees).csv", seconds: traceSeconds),
                               .wait(.stdout("\"rotation\":0,", within: Tolerance.tracePose))]
-        if let enable = try eventEnable(part.fixture) {
+        // The enable file of the display accelerometer's motion event, if the fixture describes one.
+        if let enable = try Sidecar.zoo(part.fixture).devices["iio:device0"]?.first?.events?.enableFiles.first {
             steps.append(.waitFile("sys/bus/iio/devices/iio:device0/\(enable)", "1", within: asleepAt))
         }
         if late > 0 { steps.append(.waitPlay(asleepAt + late)) }
@@ -96,7 +83,7 @@ struct SleepWakeTests {
         let r = try await Testbed.run(devices: ["zoo/\(part.fixture).umockdev"], steps: steps, arguments: ["--print"])
         let start = try #require(r.results.playStarted?.at, "\(r.transcript)")
         let turnEnd = start + turnStart + quarter * Double(degrees) / 90
-        guard sleep else { return (r, published(r, rotation: degrees, after: turnEnd - 1).map { $0 - turnEnd }) }
+        guard sleep else { return (r, r.published(rotation: degrees, after: turnEnd - 1).map { $0 - turnEnd }) }
         let asleep = try #require(r.results.suspendAsleep.first, "\(r.transcript)")
         let woke = try #require(r.results.suspendWakes.first?.at, "\(r.transcript)")
         let held = try #require(r.results.suspendHeld.first, "\(r.transcript)")
@@ -104,13 +91,14 @@ struct SleepWakeTests {
         #expect(asleep < start + held + turnStart, "fell asleep \(asleep - start) s into the trace, held \(held) s, after the turn began")
         // On the program's clock the sleep takes no time (its CLOCK_MONOTONIC is held back by the time slept).
         #expect(woke - asleep < Tolerance.suspendClock, "the program's clock moved \(woke - asleep) s across the sleep")
-        return (r, published(r, rotation: degrees, after: woke).map { $0 - woke })
+        return (r, r.published(rotation: degrees, after: woke).map { $0 - woke })
     }
 
     static func millis(_ s: Double?) -> String { s.map { String(format: "%.0f ms", $0 * 1000) } ?? "never" }
 
     @Test("the test bed's suspend as the program sees it: a CLOCK_REALTIME timerfd armed with TFD_TIMER_CANCEL_ON_SET becomes readable at the wake and its read fails with ECANCELED; CLOCK_BOOTTIME - CLOCK_MONOTONIC grows by the time slept; a 2 s sleep or poll() across a 1.5 s suspend lasts 2 s on CLOCK_MONOTONIC and 3.5 s on CLOCK_BOOTTIME")
     func testBedSuspend() async throws {
+        // Each 0.5 s is a time, not a wait: the suspend comes inside the probe's 2 s sleep (and poll), 0.5 s into it.
         let steps: [Step] = [.start, .wait(.stdout("ready", within: Tolerance.slowReply)), .suspend(1.5), .wait(.stdout("timerfd")),
                               .wait(.stdout("sleeping")), .sleep(0.5), .suspend(1.5), .wait(.stdout("slept")),
                               .wait(.stdout("polling")), .sleep(0.5), .suspend(1.5), .wait(.stdout("polled")),

@@ -151,6 +151,7 @@ struct SwitchTests {
             .start,
             .wait(.stdout("\"rotation\":0,", within: Tolerance.listing)),
             .flip(Self.tablet, .tabletMode, true),
+            // A time, not a wait: the switch the service cannot read changes, and nothing follows.
             .sleep(1),
             .alive,
         ], arguments: ["--print"], user: "nobody:nogroup")

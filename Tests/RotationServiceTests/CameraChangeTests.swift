@@ -3,6 +3,7 @@ import RotationEngine
 import RotationProtocol
 import RotationService
 import Testing
+import TestSupport
 
 /// The camera list as the runner's second input, in process: a change is a state of its own, and `hello`
 /// reports the list as it is when a client connects.

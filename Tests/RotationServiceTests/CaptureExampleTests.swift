@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `Docs/examples/capture.py`, a real GStreamer capture program, against a replayed service: it asks for its
 /// camera's capture angle by device node and writes the still turned upright.
@@ -44,8 +45,8 @@ struct CaptureExampleTests {
         var expected: [String: (Int, Int, String)] = [:]
         for (tag, device, angle) in [("back", dir.path("by-id-cam"), (90 + rotation) % 360), ("front", "/dev/video1", (270 - rotation + 360) % 360)] {
             let out = dir.path("\(tag).jpg")
-            let run = try ClientToolsTests.run("/usr/bin/python3", [Self.script, "--socket", service.socket, "--device", device,
-                                                                   "--source", Self.source, out], in: dir, tag: tag)
+            let run = try ChildProcess.run("/usr/bin/python3", [Self.script, "--socket", service.socket, "--device", device,
+                                                                "--source", Self.source, out])
             #expect(run.status == 0, "\(tag): \(run.err)")
             #expect(run.out.contains("turned \(angle) degrees clockwise"), "\(tag): \(run.out)")
             let size = try #require(try Self.jpegSize(out), "\(tag): not a JPEG")
@@ -54,7 +55,7 @@ struct CaptureExampleTests {
             expected[out] = (size.0, size.1, Self.corners[angle]!)
         }
         #expect(service.child.stop() == 0)
-        let check = try ClientToolsTests.run("/usr/bin/python3", [Self.checker] + expected.keys.sorted(), in: dir, tag: "check")
+        let check = try ChildProcess.run("/usr/bin/python3", [Self.checker] + expected.keys.sorted())
         #expect(check.status == 0, "\(check.err)")
         for line in check.out.split(separator: "\n") {
             let parts = line.split(separator: " ").map(String.init)
@@ -75,9 +76,8 @@ struct CaptureExampleTests {
         try SyntheticTraces.write(to: trace, lead: 0, poses: [Pose.upright], hold: 0.5)
         let service = try ServiceRun(trace: trace, socket: dir.path("s.sock"), extra: ["--camera", "back:back:90:/dev/video0"], in: dir)
         #expect(service.waitUntilServing())
-        let run = try ClientToolsTests.run("/usr/bin/python3", [Self.script, "--socket", service.socket, "--device", "/dev/video9",
-                                                               "--timeout", "1", "--source", Self.source, dir.path("x.jpg")],
-                                           in: dir, tag: "unknown")
+        let run = try ChildProcess.run("/usr/bin/python3", [Self.script, "--socket", service.socket, "--device", "/dev/video9",
+                                                            "--timeout", "1", "--source", Self.source, dir.path("x.jpg")])
         #expect(run.status == 2, "\(run.err)")
         #expect(run.err.contains("no capture angle for /dev/video9") && run.err.contains("back (/dev/video0)"), "\(run.err)")
         #expect(!FileManager.default.fileExists(atPath: dir.path("x.jpg")))

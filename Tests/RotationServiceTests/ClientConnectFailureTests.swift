@@ -2,6 +2,7 @@ import Foundation
 import RotationClient
 import Synchronization
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,7 +36,7 @@ struct ClientConnectFailureTests {
             close(fds[1])
         }
         stop.store(true, ordering: .relaxed)
-        while !connector.isFinished { usleep(1000) }
+        _ = Poll.until(timeout: Tolerance.slowReply) { connector.isFinished }
         #expect(attempts.load(ordering: .relaxed) > 0)
         #expect(broken == 0, "\(broken) of 20000 pipes lost a descriptor to the failing connection attempts")
     }

@@ -10,18 +10,10 @@ import TestSupport
 /// rotwatch, the Python and shell examples and the Swift client library against a real service.
 @Suite("Clients against a live service", .serialized)
 struct ClientToolsTests {
-    static func run(_ executable: String, _ args: [String], environment: [String: String] = [:], in dir: ScratchDirectory,
-                    tag: String, timeout: Double = Tolerance.toolRun) throws -> (status: Int32?, out: String, err: String) {
-        let c = try ChildProcess(executable, args, environment: environment, in: dir, tag: tag)
-        let status = c.wait(timeout: timeout)
-        if status == nil { c.stop(SIGKILL) }
-        return (status, c.stdout, c.stderr)
-    }
-
     @Test("rotwatch --once exits 2 with a clear message when no service is running")
     func onceWithoutService() throws {
         let dir = try ScratchDirectory()
-        let r = try Self.run(PackagePaths.binary("rotwatch"), ["--once", "--socket", dir.path("none.sock")], in: dir, tag: "w")
+        let r = try ChildProcess.run(PackagePaths.binary("rotwatch"), ["--once", "--socket", dir.path("none.sock")])
         #expect(r.status == 2)
         #expect(r.err.contains("no rotation service at \(dir.path("none.sock"))"))
         #expect(r.out.isEmpty)
@@ -36,7 +28,7 @@ struct ClientToolsTests {
         #expect(run.waitUntilServing())
         // The replay has ended: the state is final.
         #expect(run.child.waitForLog("replay finished", timeout: Tolerance.replayRun), "\(run.child.stderr)")
-        let human = try Self.run(PackagePaths.binary("rotwatch"), ["--once", "--socket", run.socket], in: dir, tag: "h")
+        let human = try ChildProcess.run(PackagePaths.binary("rotwatch"), ["--once", "--socket", run.socket])
         #expect(human.status == 0)
         let lines = human.out.split(separator: "\n")
         #expect(lines.count == 2)
@@ -47,8 +39,8 @@ struct ClientToolsTests {
         #expect(lines.last?.contains("tilt vertical") == true)
         #expect(!human.out.contains("\u{1B}["), "no colour when stdout is not a terminal")
 
-        let json = try Self.run(PackagePaths.binary("rotwatch"), ["--once", "--json"],
-                                environment: ["ROTATIOND_SOCKET": run.socket], in: dir, tag: "j")
+        let json = try ChildProcess.run(PackagePaths.binary("rotwatch"), ["--once", "--json"],
+                                        environment: ["ROTATIOND_SOCKET": run.socket])
         #expect(json.status == 0)
         let obj = try #require(JSONLine.object(json.out.trimmingCharacters(in: .newlines)))
         #expect(obj["type"] as? String == "state" && obj["rotation"] as? Int == 90)
@@ -59,6 +51,8 @@ struct ClientToolsTests {
     /// clients, sends `lines` (Python expressions giving bytes) with `pause` seconds between them.
     static func scriptedService(socket: String, lines: [String], pause: Double, connections: Int = 1,
                                 in dir: ScratchDirectory, tag: String) throws -> ChildProcess {
+        // Its sleeps are times, not waits: the pace of a service that sends its lines over time, and the moment
+        // it holds a connection after the last one before it closes it.
         let code = """
         import socket, time
         s = socket.socket(socket.AF_UNIX); s.bind(\"\(socket)\"); s.listen()
@@ -90,10 +84,10 @@ struct ClientToolsTests {
         let ok = Self.stateLine(seq: 1, rotation: 90, sensor: "ok")
         let service = try Self.scriptedService(socket: socket, lines: ["b'\(Self.helloLine)\\n'", "b'\(idle)\\n'", "b'\(ok)\\n'"],
                                                pause: 0.6, connections: 2, in: dir, tag: "svc")
-        let json = try Self.run(PackagePaths.binary("rotwatch"), ["--once", "--json", "--socket", socket], in: dir, tag: "j")
+        let json = try ChildProcess.run(PackagePaths.binary("rotwatch"), ["--once", "--json", "--socket", socket])
         #expect(json.status == 0, "\(json.err)")
         #expect(json.out == ok + "\n", "the state after idle, not the idle one")
-        let human = try Self.run(PackagePaths.binary("rotwatch"), ["--once", "--socket", socket], in: dir, tag: "h")
+        let human = try ChildProcess.run(PackagePaths.binary("rotwatch"), ["--once", "--socket", socket])
         #expect(human.status == 0, "\(human.err)")
         #expect(human.out.contains("left-up") && !human.out.contains("idle"), "\(human.out)")
         service.stop()
@@ -202,15 +196,13 @@ struct ClientToolsTests {
         let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket], in: dir, tag: "watch")
         #expect(watch.waitForOutput("rotationd 0.1.0", timeout: Tolerance.slowReply))
         #expect(first.child.stop() == 0)
-        var deadline = Date().addingTimeInterval(Tolerance.slowReply)
-        while !watch.stderr.contains("waiting for the service") && Date() < deadline { usleep(20_000) }
-        #expect(watch.stderr.contains("waiting for the service"))
+        #expect(watch.waitForLog("waiting for the service", timeout: Tolerance.slowReply))
+        // A time, not a wait: rotwatch must still be waiting a second later.
         usleep(1_000_000)
         #expect(watch.isRunning, "rotwatch keeps waiting")
         let second = try ServiceRun(trace: trace, socket: socket, in: dir, tag: "second")
         #expect(second.waitUntilServing())
-        deadline = Date().addingTimeInterval(Tolerance.slowReply)
-        while watch.stdout.components(separatedBy: "rotationd 0.1.0").count < 3 && Date() < deadline { usleep(20_000) }
+        _ = watch.waitUntil(timeout: Tolerance.slowReply) { watch.stdout.components(separatedBy: "rotationd 0.1.0").count >= 3 }
         #expect(watch.stdout.components(separatedBy: "rotationd 0.1.0").count == 3, "a second header after reconnecting")
         #expect(watch.isRunning)
         watch.stop()
@@ -225,22 +217,22 @@ struct ClientToolsTests {
         let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), in: dir)
         #expect(run.waitUntilServing())
         let command = "\(PackagePaths.binary("rotwatch")) --once --socket \(run.socket)"
-        let tty = try Self.run("/usr/bin/script", ["-qfec", command, "/dev/null"], in: dir, tag: "tty")
+        let tty = try ChildProcess.run("/usr/bin/script", ["-qfec", command, "/dev/null"])
         #expect(tty.status == 0)
         #expect(tty.out.contains("\u{1B}["), "colour on a terminal")
-        let plain = try Self.run("/usr/bin/script", ["-qfec", command, "/dev/null"], environment: ["NO_COLOR": "1"], in: dir, tag: "nocolor")
+        let plain = try ChildProcess.run("/usr/bin/script", ["-qfec", command, "/dev/null"], environment: ["NO_COLOR": "1"])
         #expect(plain.status == 0 && plain.out.contains("rotationd 0.1.0"))
         #expect(!plain.out.contains("\u{1B}["), "no colour with NO_COLOR")
-        let empty = try Self.run("/usr/bin/script", ["-qfec", command, "/dev/null"], environment: ["NO_COLOR": ""], in: dir, tag: "emptynocolor")
+        let empty = try ChildProcess.run("/usr/bin/script", ["-qfec", command, "/dev/null"], environment: ["NO_COLOR": ""])
         #expect(empty.status == 0 && empty.out.contains("\u{1B}["), "an empty NO_COLOR does not turn colour off (no-color.org)")
         #expect(run.child.stop() == 0)
 
-        let help = try Self.run(PackagePaths.binary("rotwatch"), ["--help"], in: dir, tag: "help")
+        let help = try ChildProcess.run(PackagePaths.binary("rotwatch"), ["--help"])
         #expect(help.status == 0)
         for word in ["--json", "--once", "--socket", "NO_COLOR", "ROTATIOND_SOCKET", "reconnecting", "exit"] {
             #expect(help.out.contains(word), "--help mentions \(word)")
         }
-        let bad = try Self.run(PackagePaths.binary("rotwatch"), ["--frobnicate"], in: dir, tag: "bad")
+        let bad = try ChildProcess.run(PackagePaths.binary("rotwatch"), ["--frobnicate"])
         #expect(bad.status == 2 && bad.err.contains("unknown option"))
     }
 
@@ -254,8 +246,8 @@ struct ClientToolsTests {
         let run = try ServiceRun(trace: trace, socket: dir.path("s.sock"), in: dir)
         #expect(run.waitUntilServing())
         let script = PackagePaths.root.appendingPathComponent("Docs/examples/subscribe.py").path
-        let r = try Self.run("/usr/bin/env", ["python3", script, "--count", "3"],
-                             environment: ["ROTATIOND_SOCKET": run.socket], in: dir, tag: "py", timeout: Tolerance.replayRun)
+        let r = try ChildProcess.run("/usr/bin/env", ["python3", script, "--count", "3"],
+                                     environment: ["ROTATIOND_SOCKET": run.socket], timeout: Tolerance.replayRun)
         #expect(r.status == 0, "\(r.err)")
         let lines = r.out.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
@@ -277,7 +269,7 @@ struct ClientToolsTests {
             #expect(field("orientation", line) == state["orientation"] as? String, "\(line) against \(reference[seq - 1])")
         }
         #expect(run.child.stop() == 0)
-        let none = try Self.run("/usr/bin/env", ["python3", script, "--socket", dir.path("none.sock")], in: dir, tag: "py2")
+        let none = try ChildProcess.run("/usr/bin/env", ["python3", script, "--socket", dir.path("none.sock")])
         #expect(none.status == 2 && none.err.contains("no rotation service"))
     }
 

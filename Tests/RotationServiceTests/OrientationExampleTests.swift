@@ -29,8 +29,8 @@ struct OrientationExampleTests {
     struct ToolMissing: Error, CustomStringConvertible { var description: String }
 
     /// Runs an outside tool and returns its standard output, trimmed.
-    static func read(_ tool: String, _ args: [String], in dir: ScratchDirectory, tag: String) throws -> String {
-        let r = try ClientToolsTests.run(tool, args, in: dir, tag: tag, timeout: Tolerance.longRun)
+    static func read(_ tool: String, _ args: [String]) throws -> String {
+        let r = try ChildProcess.run(tool, args, timeout: Tolerance.longRun)
         #expect(r.status == 0, "\(tool) \(args): \(r.err)")
         return r.out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -52,35 +52,35 @@ struct OrientationExampleTests {
         // back, mount 90: (90 + r) mod 360; front, mount 270: (270 − r) mod 360. Asked by name and by node.
         for (facing, key, angle) in [("back", "back", (90 + rotation) % 360), ("front", "/dev/video1", (270 - rotation + 360) % 360)] {
             let jpeg = dir.path("\(facing).jpg"), mp4 = dir.path("\(facing).mp4")
-            let s = try ClientToolsTests.run("/usr/bin/python3", [Self.still, "--socket", service.socket, "--camera", key,
-                                                                  "--source", "videotestsrc num-buffers=1 \(Self.frame)", jpeg],
-                                             in: dir, tag: "still-\(facing)", timeout: Tolerance.longRun)
+            let s = try ChildProcess.run("/usr/bin/python3", [Self.still, "--socket", service.socket, "--camera", key,
+                                                              "--source", "videotestsrc num-buffers=1 \(Self.frame)", jpeg],
+                                         timeout: Tolerance.longRun)
             #expect(s.status == 0, "\(facing): \(s.err)")
             #expect(s.out.contains("EXIF Orientation \(Self.exif[angle]!)"), "\(facing): \(s.out)")
-            let orientation = try Self.read(exiftool, ["-n", "-s3", "-Orientation", jpeg], in: dir, tag: "exif-\(facing)")
+            let orientation = try Self.read(exiftool, ["-n", "-s3", "-Orientation", jpeg])
             #expect(orientation == "\(Self.exif[angle]!)", "\(facing) at \(rotation)°: EXIF Orientation \(orientation), capture angle \(angle)")
             corners[jpeg] = (640, 480, "top-left")
 
-            let r = try ClientToolsTests.run("/usr/bin/python3", [Self.record, "--socket", service.socket, "--camera", key,
-                                                                  "--source", "videotestsrc num-buffers=10 \(Self.frame)", mp4],
-                                             in: dir, tag: "record-\(facing)", timeout: Tolerance.longRun)
+            let r = try ChildProcess.run("/usr/bin/python3", [Self.record, "--socket", service.socket, "--camera", key,
+                                                              "--source", "videotestsrc num-buffers=10 \(Self.frame)", mp4],
+                                         timeout: Tolerance.longRun)
             #expect(r.status == 0, "\(facing): \(r.err)")
             #expect(r.out.contains("turns it \(angle) degrees clockwise"), "\(facing): \(r.out)")
             // exiftool gives the track's rotation clockwise; ffprobe the display matrix's, counter-clockwise,
             // and nothing for the identity.
-            let turn = try Self.read(exiftool, ["-n", "-s3", "-Rotation", mp4], in: dir, tag: "rot-\(facing)")
+            let turn = try Self.read(exiftool, ["-n", "-s3", "-Rotation", mp4])
             #expect(turn == "\(angle)", "\(facing) at \(rotation)°: exiftool Rotation \(turn), capture angle \(angle)")
             let matrix = try Self.read(ffprobe, ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream_side_data=rotation",
-                                                 "-of", "csv=p=0", mp4], in: dir, tag: "probe-\(facing)")
+                                                 "-of", "csv=p=0", mp4])
             let clockwise = matrix.isEmpty ? 0 : ((-(Int(matrix) ?? 1)) % 360 + 360) % 360
             #expect(clockwise == angle, "\(facing) at \(rotation)°: ffprobe rotation \(matrix), capture angle \(angle)")
             let decoded = dir.path("\(facing)-frame.jpg")
-            _ = try Self.read(ffmpeg, ["-v", "error", "-y", "-i", mp4, "-frames:v", "1", decoded], in: dir, tag: "decode-\(facing)")
+            _ = try Self.read(ffmpeg, ["-v", "error", "-y", "-i", mp4, "-frames:v", "1", decoded])
             let quarter = angle % 180 == 90
             corners[decoded] = (quarter ? 480 : 640, quarter ? 640 : 480, CaptureExampleTests.corners[angle]!)
         }
         #expect(service.child.stop() == 0)
-        let check = try ClientToolsTests.run("/usr/bin/python3", [CaptureExampleTests.checker] + corners.keys.sorted(), in: dir, tag: "check")
+        let check = try ChildProcess.run("/usr/bin/python3", [CaptureExampleTests.checker] + corners.keys.sorted())
         #expect(check.status == 0, "\(check.err)")
         let lines = check.out.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         #expect(lines.count == corners.count, "\(check.out)")
@@ -102,14 +102,14 @@ struct OrientationExampleTests {
         #expect(service.waitUntilServing())
         let mp4 = dir.path("turned.mp4")
         // A live source: 45 frames at 10 per second take 4.5 s, through the turn.
-        let r = try ClientToolsTests.run("/usr/bin/python3", [Self.record, "--socket", service.socket, "--camera", "/dev/video0",
-                                                              "--source", "videotestsrc is-live=true num-buffers=45 \(Self.frame)", mp4],
-                                         in: dir, tag: "record", timeout: Tolerance.longRun)
+        let r = try ChildProcess.run("/usr/bin/python3", [Self.record, "--socket", service.socket, "--camera", "/dev/video0",
+                                                          "--source", "videotestsrc is-live=true num-buffers=45 \(Self.frame)", mp4],
+                                     timeout: Tolerance.longRun)
         #expect(service.child.stop() == 0)
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.contains("turns it 90 degrees clockwise, the angle at its first frame"), "\(r.out)")
         #expect(r.out.contains("the device turned during the recording (to 180 degrees); the track keeps 90"), "\(r.out)")
-        #expect(try Self.read(exiftool, ["-n", "-s3", "-Rotation", mp4], in: dir, tag: "rot") == "90")
+        #expect(try Self.read(exiftool, ["-n", "-s3", "-Rotation", mp4]) == "90")
     }
 
     @Test("a camera the service does not list is refused with exit status 2 and the list of cameras")
@@ -121,9 +121,8 @@ struct OrientationExampleTests {
         #expect(service.waitUntilServing())
         for script in [Self.still, Self.record] {
             let out = dir.path("x")
-            let r = try ClientToolsTests.run("/usr/bin/python3", [script, "--socket", service.socket, "--camera", "/dev/video9",
-                                                                  "--timeout", "1", "--source", "videotestsrc num-buffers=1", out],
-                                             in: dir, tag: "unknown")
+            let r = try ChildProcess.run("/usr/bin/python3", [script, "--socket", service.socket, "--camera", "/dev/video9",
+                                                              "--timeout", "1", "--source", "videotestsrc num-buffers=1", out])
             #expect(r.status == 2, "\(r.err)")
             #expect(r.err.contains("no capture angle for /dev/video9") && r.err.contains("back (/dev/video0)"), "\(r.err)")
             #expect(!FileManager.default.fileExists(atPath: out))

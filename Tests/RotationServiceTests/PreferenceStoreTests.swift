@@ -4,6 +4,7 @@ import RotationEngine
 import RotationProtocol
 import RotationService
 import Testing
+import TestSupport
 
 /// The camera memory on disk: written atomically behind the changes, a flood of them a few writes, and the answer to
 /// `prefer` only once the choice is there.

@@ -2,6 +2,7 @@ import Foundation
 import RotationClient
 import RotationProtocol
 import Testing
+import TestSupport
 
 /// Every client follows the camera to open and sets the user's choice, against a served replay (whose cameras are
 /// the default pair, front and back; its choices are kept for the run).
@@ -52,24 +53,24 @@ struct PreferredCameraClientTests {
         defer { _ = run.child.stop() }
         #expect(run.waitUntilServing())
         let rotwatch = PackagePaths.binary("rotwatch")
-        let once = try ClientToolsTests.run(rotwatch, ["--socket", run.socket, "--once"], in: dir, tag: "once")
+        let once = try ChildProcess.run(rotwatch, ["--socket", run.socket, "--once"])
         #expect(once.status == 0 && once.out.split(separator: "\n").last?.contains(" *front ") == true && once.out.contains("  back "),
                 "\(once.out)")
-        let set = try ClientToolsTests.run(rotwatch, ["--socket", run.socket, "--prefer", "back"], in: dir, tag: "prefer")
+        let set = try ChildProcess.run(rotwatch, ["--socket", run.socket, "--prefer", "back"])
         #expect(set.status == 0 && set.out.contains("the camera to open now: back"), "\(set.out)\(set.err)")
-        let after = try ClientToolsTests.run(rotwatch, ["--socket", run.socket, "--once"], in: dir, tag: "once2")
+        let after = try ChildProcess.run(rotwatch, ["--socket", run.socket, "--once"])
         #expect(after.out.split(separator: "\n").last?.contains(" *back ") == true, "\(after.out)")
-        let bad = try ClientToolsTests.run(rotwatch, ["--socket", run.socket, "--prefer", "rear"], in: dir, tag: "bad")
+        let bad = try ChildProcess.run(rotwatch, ["--socket", run.socket, "--prefer", "rear"])
         #expect(bad.status == 1 && bad.err.contains("refused: no camera is known as \"rear\"") && bad.err.contains("the cameras are front, back"),
                 "\(bad.err)")
         let script = PackagePaths.root.appendingPathComponent("Docs/examples/subscribe.py").path
-        let py = try ClientToolsTests.run("/usr/bin/env", ["python3", script, "--count", "2", "--prefer", ""],
-                                          environment: ["ROTATIOND_SOCKET": run.socket], in: dir, tag: "py")
+        let py = try ChildProcess.run("/usr/bin/env", ["python3", script, "--count", "2", "--prefer", ""],
+                                      environment: ["ROTATIOND_SOCKET": run.socket])
         let lines = py.out.split(separator: "\n").map(String.init)
         #expect(py.status == 0 && lines.count == 3 && lines[1].contains(" open=back") && lines[2].contains(" open=front"),
                 "\(py.out)\(py.err)")
-        let pyBad = try ClientToolsTests.run("/usr/bin/env", ["python3", script, "--count", "2", "--prefer", "rear"],
-                                             environment: ["ROTATIOND_SOCKET": run.socket], in: dir, tag: "py-bad")
+        let pyBad = try ChildProcess.run("/usr/bin/env", ["python3", script, "--count", "2", "--prefer", "rear"],
+                                         environment: ["ROTATIOND_SOCKET": run.socket])
         #expect(pyBad.status == 1 && pyBad.err.contains("the service refused: no camera is known as \"rear\""), "\(pyBad.err)")
     }
 }

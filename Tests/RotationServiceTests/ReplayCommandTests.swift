@@ -8,14 +8,9 @@ import TestSupport
 /// `rotationd --replay` as a command: malformed files, `--no-gyro`, `--realtime` and camera options.
 @Suite("rotationd --replay on the command line")
 struct ReplayCommandTests {
-    static func run(_ args: [String], in dir: ScratchDirectory, tag: String, timeout: Double = Tolerance.replayRun)
-        throws -> (status: Int32?, out: String, err: String, seconds: Double) {
-        let start = Date()
-        let c = try ChildProcess(PackagePaths.binary("rotationd"), args, in: dir, tag: tag)
-        let status = c.wait(timeout: timeout)
-        let seconds = Date().timeIntervalSince(start)
-        if status == nil { c.stop(SIGKILL) }
-        return (status, c.stdout, c.stderr, seconds)
+    /// `rotationd ARGUMENTS` run to its end (`ChildProcess.run`), within what a replay of a few seconds takes.
+    static func rotationd(_ arguments: [String]) throws -> ChildProcess.Ended {
+        try ChildProcess.run(PackagePaths.binary("rotationd"), arguments, timeout: Tolerance.replayRun)
     }
 
     /// `seconds` of upright then `seconds` of left edge up at 100 Hz, the quarter turn made over the first half's
@@ -52,7 +47,7 @@ struct ReplayCommandTests {
         let dir = try ScratchDirectory()
         let path = dir.path("\(name).csv")
         try entry.text.write(toFile: path, atomically: false, encoding: .utf8)
-        let r = try Self.run(["--replay", path], in: dir, tag: name)
+        let r = try Self.rotationd(["--replay", path])
         #expect(r.status == 2)
         #expect(r.err.contains(path), "\(r.err)")
         #expect(r.err.contains("line \(entry.line):"), "\(r.err)")
@@ -67,13 +62,13 @@ struct ReplayCommandTests {
         var text = Self.gyroTrace(seconds: 2)
         text += "4.0,0,-9.8\n"
         try text.write(toFile: path, atomically: false, encoding: .utf8)
-        let r = try Self.run(["--replay", path], in: dir, tag: "late")
+        let r = try Self.rotationd(["--replay", path])
         #expect(r.status == 2)
         #expect(r.err.contains("\(path): line 402:"), "\(r.err)")
         #expect(r.out.isEmpty)
         // The same trace without the bad line does publish.
         try Self.gyroTrace(seconds: 2).write(toFile: path, atomically: false, encoding: .utf8)
-        let good = try Self.run(["--replay", path], in: dir, tag: "good")
+        let good = try Self.rotationd(["--replay", path])
         #expect(good.status == 0)
         #expect(good.out.contains("\"orientation\":\"left-up\""))
     }
@@ -82,7 +77,7 @@ struct ReplayCommandTests {
     func missingTrace() throws {
         let dir = try ScratchDirectory()
         let path = dir.path("absent.csv")
-        let r = try Self.run(["--replay", path], in: dir, tag: "absent")
+        let r = try Self.rotationd(["--replay", path])
         #expect(r.status == 2)
         #expect(r.err.contains(path))
         #expect(r.out.isEmpty)
@@ -93,8 +88,8 @@ struct ReplayCommandTests {
         let dir = try ScratchDirectory()
         let path = dir.path("gyro.csv")
         try Self.gyroTrace(seconds: 1).write(toFile: path, atomically: false, encoding: .utf8)
-        let fused = try Self.run(["--replay", path], in: dir, tag: "fused")
-        let plain = try Self.run(["--replay", path, "--no-gyro"], in: dir, tag: "plain")
+        let fused = try Self.rotationd(["--replay", path])
+        let plain = try Self.rotationd(["--replay", path, "--no-gyro"])
         #expect(fused.status == 0 && plain.status == 0)
         let fusedLines = fused.out.split(separator: "\n")
         let plainLines = plain.out.split(separator: "\n")
@@ -112,11 +107,11 @@ struct ReplayCommandTests {
         let path = dir.path("second.csv")
         // 0.99 s from the first sample to the last.
         try Self.gyroTrace(seconds: 0.5).write(toFile: path, atomically: false, encoding: .utf8)
-        let paced = try Self.run(["--replay", path, "--realtime"], in: dir, tag: "paced")
+        let paced = try Self.rotationd(["--replay", path, "--realtime"])
         #expect(paced.status == 0)
         #expect(paced.seconds >= 0.9, "took \(paced.seconds) s")
         #expect(!paced.out.isEmpty)
-        let flat = try Self.run(["--replay", path], in: dir, tag: "flat")
+        let flat = try Self.rotationd(["--replay", path])
         #expect(flat.status == 0)
         #expect(flat.out == paced.out)
     }
@@ -126,18 +121,18 @@ struct ReplayCommandTests {
         let dir = try ScratchDirectory()
         let path = dir.path("t.csv")
         try Self.gyroTrace(seconds: 0.5).write(toFile: path, atomically: false, encoding: .utf8)
-        let twice = try Self.run(["--replay", path, "--camera", "cam:front:0", "--camera", "cam:back:90"], in: dir, tag: "twice")
+        let twice = try Self.rotationd(["--replay", path, "--camera", "cam:front:0", "--camera", "cam:back:90"])
         #expect(twice.status == 2)
         #expect(twice.err.contains("cam") && twice.err.contains("already configured"), "\(twice.err)")
         let long = String(repeating: "x", count: 33)
-        let tooLong = try Self.run(["--replay", path, "--camera", "\(long):front:0"], in: dir, tag: "long")
+        let tooLong = try Self.rotationd(["--replay", path, "--camera", "\(long):front:0"])
         #expect(tooLong.status == 2)
         #expect(tooLong.err.contains("at most 32"), "\(tooLong.err)")
-        let escaped = try Self.run(["--replay", path, "--camera", "a\u{1}b:front:0"], in: dir, tag: "escaped")
+        let escaped = try Self.rotationd(["--replay", path, "--camera", "a\u{1}b:front:0"])
         #expect(escaped.status == 2)
         #expect(escaped.err.contains("control characters, quotes or backslashes"), "\(escaped.err)")
         let seven = (1...7).flatMap { ["--camera", "c\($0):front:0"] }
-        let many = try Self.run(["--replay", path] + seven, in: dir, tag: "many")
+        let many = try Self.rotationd(["--replay", path] + seven)
         #expect(many.status == 2)
         #expect(many.err.contains("at most 6"), "\(many.err)")
         #expect(twice.out.isEmpty && tooLong.out.isEmpty && escaped.out.isEmpty && many.out.isEmpty)
@@ -145,7 +140,7 @@ struct ReplayCommandTests {
         let six = (0..<6).flatMap { i in
             ["--camera", String(repeating: "n", count: 31) + "\(i):external:270:/" + String(repeating: "d", count: 62) + "\(i)"]
         }
-        let fits = try Self.run(["--replay", path] + six, in: dir, tag: "six")
+        let fits = try Self.rotationd(["--replay", path] + six)
         #expect(fits.status == 0, "\(fits.err)")
         let lines = fits.out.split(separator: "\n")
         #expect(!lines.isEmpty)
@@ -166,8 +161,8 @@ struct ReplayCommandTests {
             text += String(format: "%.3f,0.01,%.4f,%.4f,0.02,-0.01,9.79\n", t, -9.79 * sin(a), 9.79 * cos(a))
         }
         try text.write(toFile: path, atomically: false, encoding: .utf8)
-        let run = try Self.run(["--replay", path, "--camera", "front:front:0", "--camera", "world:front:0::base",
-                                "--camera", "cam:back:0:/dev/video0:lid"], in: dir, tag: "panel")
+        let run = try Self.rotationd(["--replay", path, "--camera", "front:front:0", "--camera", "world:front:0::base",
+                                      "--camera", "cam:back:0:/dev/video0:lid"])
         #expect(run.status == 0, "\(run.err)")
         let last = try #require(run.out.split(separator: "\n").last.map(String.init))
         #expect(last.contains(#""posture":"laptop","hinge":1"#), "\(last)")
@@ -175,7 +170,7 @@ struct ReplayCommandTests {
         #expect(last.contains(#""nodes":[],"panel":"base","infrared":false,"capture":0,"exif":1,"direction":"sideways"}"#), "\(last)")
         #expect(last.contains(#""device":"/dev/video0""#) && last.contains(#""panel":"lid","infrared":false,"capture":0,"exif":1,"direction":"backward"}"#), "\(last)")
         #expect(run.out.contains(#""posture":"closed""#))
-        let bad = try Self.run(["--replay", path, "--camera", "world:front:0::hinge"], in: dir, tag: "bad-panel")
+        let bad = try Self.rotationd(["--replay", path, "--camera", "world:front:0::hinge"])
         #expect(bad.status == 2)
         #expect(bad.err.contains("PANEL is \"hinge\"") && bad.err.contains("base"), "\(bad.err)")
         #expect(bad.out.isEmpty)

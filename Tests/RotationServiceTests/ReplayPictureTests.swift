@@ -17,8 +17,8 @@ struct ReplayPictureTests {
     func pictureAgreesWithTheReplay(trace: String) throws {
         let dir = try ScratchDirectory()
         let path = PackagePaths.root.appendingPathComponent(trace).path
-        let plain = try ReplayCommandTests.run(["--replay", path], in: dir, tag: "plain")
-        let drawn = try ReplayCommandTests.run(["--replay", path, "--picture", dir.path("p.svg")], in: dir, tag: "drawn")
+        let plain = try ReplayCommandTests.rotationd(["--replay", path])
+        let drawn = try ReplayCommandTests.rotationd(["--replay", path, "--picture", dir.path("p.svg")])
         #expect(plain.status == 0 && drawn.status == 0, "\(plain.err)\n\(drawn.err)")
         #expect(drawn.out == plain.out, "--picture changed what the replay prints")
         let states = drawn.out.split(separator: "\n").compactMap { JSONLine.object(String($0)) }
@@ -33,7 +33,7 @@ struct ReplayPictureTests {
     func unwritablePicture() throws {
         let dir = try ScratchDirectory()
         let path = PackagePaths.root.appendingPathComponent("data/demo-50hz.csv").path
-        let r = try ReplayCommandTests.run(["--replay", path, "--picture", dir.path("no/such/dir/p.svg")], in: dir, tag: "unwritable")
+        let r = try ReplayCommandTests.rotationd(["--replay", path, "--picture", dir.path("no/such/dir/p.svg")])
         #expect(r.status == 1)
         #expect(r.err.contains("--picture: cannot create \(dir.path("no/such/dir/p.svg"))"), "\(r.err)")
     }

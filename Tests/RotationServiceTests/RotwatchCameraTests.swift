@@ -54,7 +54,7 @@ struct RotwatchCameraTests {
         // Raw bytes literals keep the JSON's backslashes as they are.
         let service = try ClientToolsTests.scriptedService(socket: socket, lines: [hello, state].map { "rb'\($0)' + b'\\n'" },
                                                            pause: 0.1, in: dir, tag: "svc")
-        let run = try ClientToolsTests.run(PackagePaths.binary("rotwatch"), ["--socket", socket, "--once"], in: dir, tag: "once")
+        let run = try ChildProcess.run(PackagePaths.binary("rotwatch"), ["--socket", socket, "--once"])
         service.stop()
         #expect(run.status == 0, "\(run.err)")
         let header = run.out.split(separator: "\n").first.map(String.init) ?? ""

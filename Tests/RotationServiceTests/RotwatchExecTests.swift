@@ -53,7 +53,7 @@ struct RotwatchExecTests {
         let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket, "--exec", command], in: dir, tag: "exec")
         let expected = ["0 unknown", "0 laptop", "0 stand", "0 tablet", "90 tablet"]
         #expect(watch.waitUntil(timeout: Tolerance.toolRun) { Self.lines(log).count >= expected.count }, "\(Self.lines(log))")
-        // Time for a wrong run (the hinge-only changes) to show.
+        // A time, not a wait: for a wrong run (the hinge-only changes) to show.
         usleep(800_000)
         #expect(Self.lines(log) == expected)
         watch.stop()
@@ -89,6 +89,7 @@ struct RotwatchExecTests {
                                      in: dir, tag: "exec")
         #expect(watch.waitUntil(timeout: Tolerance.replayRun) { Self.lines(log).count >= expected.count }, "\(Self.lines(log)) \(watch.stderr)")
         #expect(run.child.waitForLog("replay finished", timeout: Tolerance.replayRun))
+        // A time, not a wait: for a wrong run to show.
         usleep(300_000)
         #expect(Self.lines(log) == expected.map { Self.expectedVariables[$0]! })
         #expect(watch.isRunning, "rotwatch --exec keeps running")
@@ -111,7 +112,7 @@ struct RotwatchExecTests {
         let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket, "--exec", command], in: dir, tag: "exec")
         let expected = ["start 0", "end 0", "start 270", "end 270", "start 0", "end 0"]
         #expect(watch.waitUntil(timeout: Tolerance.toolRun) { Self.lines(log).count >= expected.count }, "\(Self.lines(log))")
-        // Time for a wrong run to show.
+        // A time, not a wait: for a wrong run to show.
         usleep(1_000_000)
         #expect(Self.lines(log) == expected, "one run at a time, the latest pending rotation next")
         #expect(!watch.stderr.contains("the command for"), "no run failed: \(watch.stderr)")
@@ -162,6 +163,7 @@ struct RotwatchExecTests {
         let watch = try ChildProcess(PackagePaths.binary("rotwatch"), ["--socket", socket, "--exec", "\(Self.printVariables) >> \(log)"],
                                      in: dir, tag: "exec")
         #expect(watch.waitUntil(timeout: Tolerance.toolRun) { Self.lines(log).count >= 2 }, "\(Self.lines(log))")
+        // A time, not a wait: for a wrong run to show.
         usleep(500_000)
         #expect(Self.lines(log) == [Self.expectedVariables[90]!, Self.expectedVariables[180]!])
         watch.stop()
@@ -170,12 +172,11 @@ struct RotwatchExecTests {
 
     @Test("--exec refuses --once and --json, and an empty command, with a message saying what to leave out")
     func refusesOtherModes() throws {
-        let dir = try ScratchDirectory()
-        let once = try ClientToolsTests.run(PackagePaths.binary("rotwatch"), ["--exec", "true", "--once"], in: dir, tag: "once")
+        let once = try ChildProcess.run(PackagePaths.binary("rotwatch"), ["--exec", "true", "--once"])
         #expect(once.status == 2 && once.err.contains("leave out --once"), "\(once.err)")
-        let json = try ClientToolsTests.run(PackagePaths.binary("rotwatch"), ["--json", "--exec", "true"], in: dir, tag: "json")
+        let json = try ChildProcess.run(PackagePaths.binary("rotwatch"), ["--json", "--exec", "true"])
         #expect(json.status == 2 && json.err.contains("leave out --json"), "\(json.err)")
-        let empty = try ClientToolsTests.run(PackagePaths.binary("rotwatch"), ["--exec", ""], in: dir, tag: "empty")
+        let empty = try ChildProcess.run(PackagePaths.binary("rotwatch"), ["--exec", ""])
         #expect(empty.status == 2 && empty.err.contains("--exec needs a command"), "\(empty.err)")
     }
 }

@@ -23,8 +23,7 @@ struct SandboxClientTests {
 
     /// The directories outside the runtime that `binary`'s shared libraries come from.
     static func libraryDirectories(_ binary: String) throws -> [String] {
-        let dir = try ScratchDirectory()
-        let ldd = try ClientToolsTests.run("/usr/bin/ldd", [binary], in: dir, tag: "ldd")
+        let ldd = try ChildProcess.run("/usr/bin/ldd", [binary])
         var dirs: Set<String> = []
         for line in ldd.out.split(separator: "\n") {
             guard let arrow = line.range(of: "=> /") else { continue }
@@ -67,23 +66,22 @@ struct SandboxClientTests {
         let args = try Self.sandbox(rotwatch, binds: [(run, "/run/rotationd"), (rotwatch, "/app/bin/rotwatch")])
         // What the sandbox holds: /run has the socket's directory and nothing more, and no environment
         // names a socket: the client finds the system socket by itself.
-        let look = try ClientToolsTests.run(bwrap, args + ["--", "/bin/sh", "-c", "ls -A /run /run/rotationd; env"], in: dir, tag: "look")
+        let look = try ChildProcess.run(bwrap, args + ["--", "/bin/sh", "-c", "ls -A /run /run/rotationd; env"])
         #expect(look.status == 0, "\(look.err)")
         #expect(look.out.split(separator: "\n").filter { !$0.hasPrefix("PWD=") && !$0.hasPrefix("SHLVL=") && !$0.hasPrefix("_=") }
                 == ["/run:", "rotationd", "/run/rotationd:", "rotationd.sock"], "\(look.out)")
-        let watch = try ClientToolsTests.run(bwrap, args + ["--", "/app/bin/rotwatch", "--once"], in: dir, tag: "rotwatch")
+        let watch = try ChildProcess.run(bwrap, args + ["--", "/app/bin/rotwatch", "--once"])
         #expect(watch.status == 0, "\(watch.err)")
         #expect(watch.out.contains("on /run/rotationd/rotationd.sock") && watch.out.contains("left-up   90°") && watch.out.contains("back 180°"),
                 "\(watch.out)\(watch.err)")
         let python = try Self.sandbox("/usr/bin/python3", binds: [(run, "/run/rotationd"),
                                                                   (PackagePaths.root.appendingPathComponent("Docs/examples").path, "/app/examples")])
-        let sub = try ClientToolsTests.run(bwrap, python + ["--", "/usr/bin/python3", "/app/examples/subscribe.py", "--count", "1", "--json"],
-                                           in: dir, tag: "python")
+        let sub = try ChildProcess.run(bwrap, python + ["--", "/usr/bin/python3", "/app/examples/subscribe.py", "--count", "1", "--json"])
         #expect(sub.status == 0, "\(sub.err)")
         #expect(sub.out.contains("\"rotation\":90") && sub.out.contains("\"exif\":3"), "\(sub.out)\(sub.err)")
         // Without the socket the same sandbox holds no service, and the client says so.
-        let none = try ClientToolsTests.run(bwrap, try Self.sandbox(rotwatch, binds: [(rotwatch, "/app/bin/rotwatch")])
-                                                + ["--", "/app/bin/rotwatch", "--once"], in: dir, tag: "none")
+        let none = try ChildProcess.run(bwrap, try Self.sandbox(rotwatch, binds: [(rotwatch, "/app/bin/rotwatch")])
+                                        + ["--", "/app/bin/rotwatch", "--once"])
         #expect(none.status == 2 && none.err.contains("no rotation service at /run/rotationd/rotationd.sock"), "\(none.err)")
         #expect(service.child.stop() == 0)
     }
@@ -101,7 +99,7 @@ struct SandboxClientTests {
         let rotwatch = PackagePaths.binary("rotwatch")
         let args = try Self.sandbox(rotwatch, binds: [(socket, "/run/user/1000/rotationd.sock"), (rotwatch, "/app/bin/rotwatch")],
                                     user: true, environment: ["XDG_RUNTIME_DIR": "/run/user/1000"])
-        let watch = try ClientToolsTests.run(bwrap, args + ["--", "/app/bin/rotwatch", "--once", "--json"], in: dir, tag: "rotwatch")
+        let watch = try ChildProcess.run(bwrap, args + ["--", "/app/bin/rotwatch", "--once", "--json"])
         #expect(watch.status == 0, "\(watch.err)")
         #expect(watch.out.contains("\"rotation\":270") && watch.out.contains("\"capture\":0,\"exif\":1"), "\(watch.out)\(watch.err)")
         #expect(service.child.stop() == 0)

@@ -14,18 +14,6 @@ enum PackagePaths {
     static func binary(_ name: String) -> String { BuiltProducts.path(name) }
 }
 
-/// A scratch directory removed when the value is released by the test.
-final class ScratchDirectory {
-    let url: URL
-    init() throws {
-        // Unix socket paths are limited to 107 bytes: keep the directory short.
-        url = URL(fileURLWithPath: "/tmp/rs-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
 /// Device poses for synthetic traces, as accelerometer readings in the device frame.
 enum Pose {
     static let upright = (0.0, -9.81, 0.0)
@@ -59,88 +47,6 @@ enum SyntheticTraces {
     }
 }
 
-/// A running child process with its output captured to files.
-///
-/// In a sanitizer run, a report the process writes fails the test once it has exited (`SanitizerReports`).
-final class ChildProcess {
-    let process = Process()
-    let stdoutURL: URL
-    let stderrURL: URL
-    private let reports = SanitizerReports()
-    private let name: String
-
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in dir: ScratchDirectory, tag: String) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "ROTATIOND_SOCKET")
-        env.removeValue(forKey: "NOTIFY_SOCKET")
-        env.removeValue(forKey: "LISTEN_FDS")
-        env.removeValue(forKey: "LISTEN_PID")
-        env.removeValue(forKey: "NO_COLOR")
-        env.removeValue(forKey: "JOURNAL_STREAM")
-        for (k, v) in environment { env[k] = v }
-        process.environment = reports.environment(env)
-        name = "\((executable as NSString).lastPathComponent) (\(tag))"
-        stdoutURL = dir.url.appendingPathComponent("\(tag).out")
-        stderrURL = dir.url.appendingPathComponent("\(tag).err")
-        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-    }
-
-    var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
-    var isRunning: Bool { process.isRunning }
-
-    /// Waits up to `timeout` seconds for exit; returns the status, or nil when it is still running.
-    @discardableResult
-    func wait(timeout: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { return nil }
-        for failure in reports.failures(of: name) { Issue.record(Comment(rawValue: failure)) }
-        return process.terminationStatus
-    }
-
-    /// Sends `signal` and waits for exit.
-    @discardableResult
-    func stop(_ signal: Int32 = SIGTERM, timeout: Double = Tolerance.slowReply) -> Int32? {
-        if process.isRunning { kill(process.processIdentifier, signal) }
-        let status = wait(timeout: timeout)
-        if status == nil { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-        return status
-    }
-
-    /// Waits until stdout contains `text`.
-    func waitForOutput(_ text: String, timeout: Double) -> Bool {
-        waitUntil(timeout: timeout) { stdout.contains(text) }
-    }
-
-    /// Waits until stderr, where the service logs, contains `text`.
-    func waitForLog(_ text: String, timeout: Double) -> Bool {
-        waitUntil(timeout: timeout) { stderr.contains(text) }
-    }
-
-    /// Checks `condition` every 20 ms until it holds (true) or `timeout` seconds pass (false).
-    func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            if condition() { return true }
-            if Date() >= deadline { return false }
-            usleep(20_000)
-        }
-    }
-
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-        for failure in reports.failures(of: name) { Issue.record(Comment(rawValue: failure)) }
-    }
-}
-
 /// A `rotationd` serving a trace on a socket in a scratch directory.
 final class ServiceRun {
     let child: ChildProcess
@@ -160,13 +66,12 @@ final class ServiceRun {
     /// Waits until a connection to `socket` succeeds, that is until `child` listens there: the socket file
     /// exists from bind() on, but a connection is refused until listen(). False when `child` exits first.
     static func waitUntilAccepting(_ socket: String, of child: ChildProcess, timeout: Double = Tolerance.slowReply) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let s = try? TestSocket(path: socket) { s.close(); return true }
-            if !child.isRunning { return false }
-            usleep(10_000)
+        var accepted = false
+        _ = Poll.until(timeout: timeout) {
+            if let s = try? TestSocket(path: socket) { s.close(); accepted = true }
+            return accepted || !child.isRunning
         }
-        return false
+        return accepted
     }
 
     /// How this served replay's `t` follows from the trace's own time, read from the line the service logs as

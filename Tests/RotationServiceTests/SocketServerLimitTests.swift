@@ -62,8 +62,7 @@ struct SocketServerLimitTests {
         c.close()
         // Once the loop has dropped the client, and has stopped (close() joins its thread), any report of
         // the leaving client would have been made.
-        let deadline = Date().addingTimeInterval(Tolerance.slowReply)
-        while server.clientCount > 0 && Date() < deadline { usleep(10_000) }
+        _ = Poll.until(timeout: Tolerance.slowReply) { server.clientCount == 0 }
         #expect(server.clientCount == 0, "the loop noticed the client leave")
         server.close()
         #expect(events.value == seen, "a client leaving after stopAccepting is not reported")

@@ -324,8 +324,7 @@ struct SocketServiceTests {
             let script = ": > \"$2\"; JOURNAL_STREAM=$(stat -c %d:%i \"$3\") exec \"$0\" --replay \"$1\" --socket \"$4\" 2>>\"$2\""
             let child = try ChildProcess("/bin/sh", ["-c", script, PackagePaths.binary("rotationd"), trace, file,
                                                      target == "self" ? file : trace, dir.path("\(tag).sock")], in: dir, tag: tag)
-            let deadline = Date().addingTimeInterval(Tolerance.slowReply)
-            while !FileManager.default.fileExists(atPath: dir.path("\(tag).sock")) && Date() < deadline { usleep(10_000) }
+            _ = child.waitUntil(timeout: Tolerance.slowReply) { FileManager.default.fileExists(atPath: dir.path("\(tag).sock")) }
             #expect(child.stop() == 0)
             return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
         }

@@ -200,3 +200,15 @@ public enum Testbed {
         }
     }
 }
+
+extension Testbed.Result {
+    /// The first published event with `rotation` after `after` (the program's monotonic s), or nil.
+    public func publication(rotation: Int, after: Double) -> [String: Any]? {
+        events.first { ($0["t"] as? Double ?? 0) > after && $0["rotation"] as? Int == rotation }
+    }
+
+    /// When `rotation` was first published after `after` (the program's monotonic s), or nil.
+    public func published(rotation: Int, after: Double) -> Double? {
+        publication(rotation: rotation, after: after)?["t"] as? Double
+    }
+}

@@ -48,8 +48,11 @@ public enum Tolerance {
     public static let replayRun = 20.0
     /// A longer run to its end: a replay that many clients read, an example program, a `make` step, the journal.
     public static let longRun = 30.0
-    /// A build or an install (`make`, `systemd-analyze verify`), and a booted container's start.
+    /// A build or an install (`make`, `systemd-analyze verify`, `localedef`, `dpkg` installing the package), and a
+    /// booted container's start.
     public static let build = 60.0
+    /// lintian checking one package, to its end.
+    public static let lintian = 300.0
     /// A command run inside a booted container to its end (systemctl, a test of a file), and the test bed set up
     /// there.
     public static let containerCommand = 20.0
