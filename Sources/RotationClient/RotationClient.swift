@@ -2,6 +2,7 @@ import Glibc
 // A client program that imports RotationClient connects with LineConnection and meets ClientError too.
 @_exported import RotationConnection
 import RotationProtocol
+import RotationSystem
 import Synchronization
 
 /// A subscriber to rotationd: connects to its socket, presents what it publishes as an `AsyncSequence`,
@@ -112,8 +113,8 @@ public final class RotationClient: Sendable {
         }
         received(state, newConnection: true)
         guard state.sensor == .idle else { return (hello, state, second) }
-        let deadline = MonotonicClock.now + idleWait
-        while case let left = deadline - MonotonicClock.now, left > 0, let line = try c.readLine(timeout: left) {
+        let deadline = MonotonicClock.now() + idleWait
+        while case let left = deadline - MonotonicClock.now(), left > 0, let line = try c.readLine(timeout: left) {
             if case .state(let next)? = ServerMessage.decode(line) {
                 received(next)
                 if next.sensor != .idle { return (hello, next, line) }
@@ -132,7 +133,7 @@ public final class RotationClient: Sendable {
         let (stream, continuation) = AsyncStream<ServiceEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let flag = CancelFlag()
         continuation.onTermination = { _ in flag.set() }
-        DetachedThread.start {
+        let reader: @Sendable () -> Void = {
             var backoff = initialBackoff
             var reportedOutage = false
             while !flag.isSet {
@@ -192,27 +193,9 @@ public final class RotationClient: Sendable {
             }
             continuation.finish()
         }
+        // A client without its reader thread would wait forever.
+        do { try SystemThread.detached(reader) } catch { fatalError("rotation client: cannot start a thread: \(error)") }
         return stream
-    }
-}
-
-/// Seconds on CLOCK_MONOTONIC.
-enum MonotonicClock {
-    static var now: Double { read(CLOCK_MONOTONIC) }
-
-    /// CLOCK_BOOTTIME and CLOCK_MONOTONIC at one moment: CLOCK_BOOTTIME read between two readings of
-    /// CLOCK_MONOTONIC, and their middle.
-    static func bootAndMonotonic() -> (boot: Double, monotonic: Double) {
-        let before = read(CLOCK_MONOTONIC)
-        let boot = read(CLOCK_BOOTTIME)
-        let after = read(CLOCK_MONOTONIC)
-        return (boot, (before + after) / 2)
-    }
-
-    private static func read(_ clock: clockid_t) -> Double {
-        var ts = timespec()
-        clock_gettime(clock, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }
 

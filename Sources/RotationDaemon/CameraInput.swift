@@ -4,6 +4,7 @@ import RotationProtocol
 import RotationSensors
 import RotationService
 import Synchronization
+import RotationSystem
 
 /// The cameras as the engine runner's second input: found at start-up, then followed through udev.
 ///

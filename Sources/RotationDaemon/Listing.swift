@@ -3,6 +3,7 @@ import RotationEngine
 import RotationSensors
 import RotationService
 import Synchronization
+import RotationSystem
 
 /// `rotationd --list`: every sensor and every camera found, and what would be used.
 enum Listing {

@@ -1,5 +1,6 @@
 import RotationSensors
 import RotationService
+import RotationSystem
 
 /// Checks once per capture, when the part has been still long enough to tell, whether its scale is wrong,
 /// and warns once per device.

@@ -5,6 +5,7 @@ import RotationProtocol
 import RotationSensors
 import RotationService
 import Synchronization
+import RotationSystem
 
 /// rotationd as the desktop's tablet-mode switch (`--tablet-mode-switch`): a uinput device of its own reporting
 /// `SW_TABLET_MODE` from the posture it publishes, 1 in stand, tent and tablet (`Posture.isTabletMode`: the
@@ -89,7 +90,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
             let leftOn = lastRunLeftOn()
             let made = try TabletModeSwitch(path: path, holding: leftOn)
             if !FailSafeSignals.install() {
-                Log.warning("--tablet-mode-switch: cannot install the crash handler (\(String(cString: strerror(errno)))); if rotationd crashes while the switch reads 1, the keyboard stays off until rotationd starts again")
+                Log.warning("--tablet-mode-switch: cannot install the crash handler (\(Errno.current)); if rotationd crashes while the switch reads 1, the keyboard stays off until rotationd starts again")
             }
             if !made.watch.start(onChange: { [weak made] in made?.follow($0) }) {
                 Log.warning("--tablet-mode-switch: cannot start the thread that follows input devices; a kernel tablet-mode switch registered later is not noticed until rotationd restarts")
@@ -125,7 +126,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
     /// first posture published, at 1 whatever the posture when `holding` (a run before left it at 1).
     init(path: String = TabletModeSwitch.uinput, holding: Bool = false) throws(TabletModeSwitchError) {
         let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotOpen(path: path, errno: errno) }
+        guard fd >= 0 else { throw .cannotOpen(path: path, errno: .current) }
         if let refused = Self.declare(fd, path: path) {
             Glibc.close(fd)
             throw refused
@@ -145,7 +146,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
     private static func declare(_ fd: Int32, path: String) -> TabletModeSwitchError? {
         var failed: Int32 = 0
         guard rotationd_uinput_setup_switch(fd, SwitchDescription.rotationdSwitchName, Int32(SW_TABLET_MODE), &failed) == 0 else {
-            return .refused(step: setupSteps[min(max(Int(failed), 0), 2)], path: path, errno: errno)
+            return .refused(step: setupSteps[min(max(Int(failed), 0), 2)], path: path, errno: .current)
         }
         return nil
     }
@@ -192,7 +193,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
         if !d.created {
             guard rotationd_uinput_create(d.fd) == 0 else {
                 d.failed = true
-                return .refused(step: "UI_DEV_CREATE", path: path, errno: errno)
+                return .refused(step: "UI_DEV_CREATE", path: path, errno: .current)
             }
             d.created = true
             FailSafeSignals.arm(fd: d.fd, journal: d.journal?.descriptor ?? -1, offLine: Self.entry(false).line)
@@ -213,7 +214,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
         }
         guard rotationd_uinput_report_switch(d.fd, Int32(SW_TABLET_MODE), on ? 1 : 0) == 2 * MemoryLayout<input_event>.size else {
             d.failed = true
-            return .refused(step: "a write of SW_TABLET_MODE", path: path, errno: errno)
+            return .refused(step: "a write of SW_TABLET_MODE", path: path, errno: .current)
         }
         if !on {
             FailSafeSignals.setOn(false)

@@ -1,4 +1,5 @@
 import RotationService
+import RotationSystem
 
 /// Trims the resident set (`ResidentTrim`) once, when the first capture has run for `delay` seconds, or as
 /// soon as the sampling policy first finds the device still: start-up, discovery and the capture's set-up
@@ -15,7 +16,7 @@ final class TrimAfterStart: @unchecked Sendable {
     static let delay = 3.0
     private var first: Double?
     private var done = false
-    private var thread: ServiceThread?
+    private var thread: SystemThread?
 
     func check(_ time: Double, still: Bool) {
         guard !done else { return }
@@ -25,14 +26,14 @@ final class TrimAfterStart: @unchecked Sendable {
         }
         guard still || time - first >= TrimAfterStart.delay else { return }
         done = true
-        thread = ServiceThread {
+        thread = SystemThread.start {
             let released = ResidentTrim.trim()
             Log.debug("gave back \(released) kB of start-up pages")
         }
     }
 
     /// The trim's thread, if it has not been taken yet, for the caller to join.
-    func take() -> ServiceThread? {
+    func take() -> SystemThread? {
         defer { thread = nil }
         return thread
     }

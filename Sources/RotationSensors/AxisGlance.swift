@@ -1,4 +1,5 @@
 import RotationEngine
+import RotationSystem
 
 /// The still mode of a polled part whose raw reads sleep in the driver: one axis read once every read interval
 /// instead of three, so each read costs a wake-up for the timer and one for the driver's sleep.
@@ -13,7 +14,7 @@ struct AxisGlance {
     /// Glances until the device moves or the capture ends.
     func watchWhileStill() -> SensorCapture.StillEnd {
         let accel = part.accel, source = part.source
-        SensorLog.write(.debug, "\(accel.id): the device is still: reading one axis every \(source.readInterval) s (a raw read sleeps in the driver)")
+        Log.write(.debug, "\(accel.id): the device is still: reading one axis every \(source.readInterval) s (a raw read sleeps in the driver)")
         var next = MonotonicClock.now()
         while true {
             next = max(next + source.readInterval, MonotonicClock.now())
@@ -43,7 +44,7 @@ struct AxisGlance {
                 }
                 part.deliver(sample)
                 if source.stopRequested { return .ended(.stopped) }
-                SensorLog.write(.debug, "\(accel.id): the device moves: reading it at \(part.rate) Hz")
+                Log.write(.debug, "\(accel.id): the device moves: reading it at \(part.rate) Hz")
                 return .moved
             }
         }

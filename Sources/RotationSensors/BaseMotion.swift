@@ -1,4 +1,5 @@
 import CIIO
+import RotationSystem
 
 /// A convertible's base watching for motion itself while the display sleeps on its own motion event, so that
 /// neither part is read until one of them moves.
@@ -29,7 +30,7 @@ final class BaseMotion {
         guard let driver = MotionEventDriver.matching(files), !PartSettings.bufferRuns(base.id) else { return nil }
         let c = part.source.configuration
         guard let plan = base.frequency else {
-            SensorLog.once(.info, "\(base.id) (\(base.name)): its sampling frequency is not known, and its \(driver.driver) motion threshold counts a change between two samples; reading the base every \(FrequencyPlan.text(CapturedPart.foldReadInterval)) s while the display is still")
+            Log.once(.info, "\(base.id) (\(base.name)): its sampling frequency is not known, and its \(driver.driver) motion threshold counts a change between two samples; reading the base every \(FrequencyPlan.text(CapturedPart.foldReadInterval)) s while the display is still")
             return nil
         }
         let hz = plan.value(atLeast: c.motionSampleRate)
@@ -39,7 +40,7 @@ final class BaseMotion {
         do {
             stream = try MotionEventStream(device: base.id)
         } catch {
-            SensorLog.once(error.isPermission ? .error : .warning, "\(error); reading the base \(base.id) every \(FrequencyPlan.text(CapturedPart.foldReadInterval)) s while the display is still instead of watching it for motion")
+            Log.once(error.isPermission ? .error : .warning, "\(error); reading the base \(base.id) every \(FrequencyPlan.text(CapturedPart.foldReadInterval)) s while the display is still instead of watching it for motion")
             return nil
         }
         let watch = MotionWatch(driver: driver, stream: stream, device: dev, id: base.id, settings: part.settings)
@@ -55,7 +56,7 @@ final class BaseMotion {
         settings = part.settings
         frequencyFiles = [plan.attribute] + plan.linked
         id = base.id
-        SensorLog.write(.debug, "\(base.id): the base is still too: watching for motion with its \(driver.driver) event (threshold \(threshold) at \(text) Hz)")
+        Log.write(.debug, "\(base.id): the base is still too: watching for motion with its \(driver.driver) event (threshold \(threshold) at \(text) Hz)")
     }
 
     /// Writes 0 to the event's enables and puts the sampling frequency back (the base's raw readings are fresher at

@@ -1,5 +1,6 @@
 import CIIO
 import RotationProtocol
+import RotationSystem
 
 /// A convertible's base accelerometer, read beside the display's for the posture: its raw attributes, at most
 /// every `interval`, never its buffer; and, while none is read, the one that appears.
@@ -82,7 +83,7 @@ final class BasePanel {
         let before = part?.sensor.id
         part = found.flatMap { b in ctx.device(id: b.id).flatMap { BasePanel.part(b, device: $0) } }
         if let p = part, p.sensor.id != before {
-            SensorLog.write(.info, "base accelerometer \(p.sensor.id) (\(p.sensor.name)) found: read for the posture (in_accel_*_raw, ten times a second)")
+            Log.write(.info, "base accelerometer \(p.sensor.id) (\(p.sensor.name)) found: read for the posture (in_accel_*_raw, ten times a second)")
         }
     }
 }

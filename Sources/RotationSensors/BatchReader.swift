@@ -2,6 +2,7 @@ import Glibc
 import CIIO
 import RotationEngine
 import RotationProtocol
+import RotationSystem
 
 /// Reads the buffers of `BufferedCapture` at one pace: batches decoded into samples, each accelerometer sample
 /// paired with the separate gyroscope's reading that covers it, and delivered in time order.
@@ -159,11 +160,11 @@ final class BatchReader {
             let what = reenabled ? "stayed silent after the system woke, though enabled again, for"
                 : delivered ? "went silent for" : "delivered nothing within"
             part.interruptUnheard = !delivered
-            SensorLog.once(.warning, "\(id): the buffer \(what) \(Int((silence * 1000).rounded())) ms; polling in_accel_*_raw at \(part.rate) Hz instead")
+            Log.once(.warning, "\(id): the buffer \(what) \(Int((silence * 1000).rounded())) ms; polling in_accel_*_raw at \(part.rate) Hz instead")
             return .fallBack
         }
         if let g = gyroStream, now - lastGyro > silence {
-            SensorLog.once(.warning, "\(g.id): the gyroscope's buffer \(lastGyro > lastAccel - silence ? "went silent" : "delivered nothing") for \(Int((silence * 1000).rounded())) ms; rotations are decided from the accelerometer alone")
+            Log.once(.warning, "\(g.id): the gyroscope's buffer \(lastGyro > lastAccel - silence ? "went silent" : "delivered nothing") for \(Int((silence * 1000).rounded())) ms; rotations are decided from the accelerometer alone")
             gyroStream = nil
             part.gyro = nil
         }
@@ -218,9 +219,9 @@ final class BatchReader {
         source.setActiveBuffer(nil)
         if source.stopRequested { return .failure(.stopped) }
         guard n < 0 else { return .success(n) }
-        let e = Int32(-n)
+        let e = Errno(rawValue: Int32(-n))
         if !IIOContext.isPresent(stream.id) { return .failure(.failed(.gone(device: stream.id))) }
-        if e == ETIMEDOUT || e == EAGAIN { return .success(0) }
+        if e == .timedOut || e == .wouldBlock { return .success(0) }
         return .failure(.failed(.buffer(device: stream.id, operation: "read", errno: e)))
     }
 

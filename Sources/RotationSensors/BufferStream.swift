@@ -1,5 +1,6 @@
 import Glibc
 import CIIO
+import RotationSystem
 
 /// One enabled libiio buffer of one IIO device: the channels it scans, where each sits in a scan and how it is
 /// stored, and the descriptor that becomes readable when a batch is waiting.
@@ -8,12 +9,6 @@ import CIIO
 /// elements and `buffer/enable`, all while the buffer is disabled, as the kernel requires); releasing it
 /// disables the buffer. Owned by the sensor thread.
 final class BufferStream {
-    /// Why a buffer could not be enabled.
-    struct Refusal: Error {
-        /// The errno libiio returned.
-        var errno: Int32
-    }
-
     /// The IIO device id.
     let id: String
     /// Scans per refill: the watermark the kernel wakes the reader at.
@@ -36,7 +31,7 @@ final class BufferStream {
     /// A stream that is not `blocking` returns at once from `refill` with whatever scans are waiting, none
     /// included.
     init(device dev: OpaquePointer, files: DeviceFiles, channels: [OpaquePointer], timestamp: OpaquePointer?,
-         batch: Int, blocking: Bool = true) throws(Refusal) {
+         batch: Int, blocking: Bool = true) throws(Errno) {
         id = files.id
         for ch in IIOContext.channels(of: dev) where iio_channel_is_scan_element(ch) { iio_channel_disable(ch) }
         for ch in channels { iio_channel_enable(ch) }
@@ -45,10 +40,10 @@ final class BufferStream {
             files.read("scan_elements/in_\(IIOContext.channelID(ch))_type").flatMap { ScanFormat(parsing: $0) }
         }
         let formats = channels.map(format)
-        guard formats.allSatisfy({ $0 != nil }) else { throw Refusal(errno: EINVAL) }
+        guard formats.allSatisfy({ $0 != nil }) else { throw .invalidArgument }
         // libiio 0.24 prints "WARNING: High-speed mode not enabled" on standard error here on mainline kernels: it
         // only means the buffer is read with read() rather than mmap().
-        guard let buf = iio_device_create_buffer(dev, batch, false) else { throw Refusal(errno: Glibc.errno) }
+        guard let buf = iio_device_create_buffer(dev, batch, false) else { throw .current }
         buffer = buf
         self.batch = batch
         if !blocking { _ = iio_buffer_set_blocking_mode(buf, false) }

@@ -1,6 +1,7 @@
 import Glibc
 import CIIO
 import RotationEngine
+import RotationSystem
 
 /// The buffered mode: the accelerometer's buffer (with its own gyroscope's channels) and a separate gyroscope's,
 /// read in batches (`BatchReader`) at a pace that follows the sampling policy, and while still the motion event
@@ -62,7 +63,7 @@ final class BufferedCapture {
             let pace = self.pace(still: still)
             if !first {
                 part.setFrequencies(pace.hz)
-                SensorLog.write(.debug, "\(accel.id): the device \(still ? "is still" : "moves"): reading it at \(FrequencyPlan.text(pace.hz)) Hz, \(pace.batch == 1 ? "one sample" : "\(pace.batch) samples") per wake-up")
+                Log.write(.debug, "\(accel.id): the device \(still ? "is still" : "moves"): reading it at \(FrequencyPlan.text(pace.hz)) Hz, \(pace.batch == 1 ? "one sample" : "\(pace.batch) samples") per wake-up")
             }
             let streams: BatchReader.Streams
             switch open(pace, still: still, gyroBuffered: gyroBuffered) {
@@ -141,7 +142,7 @@ final class BufferedCapture {
                                            timestamp: accel.hasTimestamp ? IIOContext.inputChannel(dev, "timestamp") : nil,
                                            batch: batch)
         } catch {
-            return .failure(refused(accel.id, error.errno, enabled: channels))
+            return .failure(refused(accel.id, error, enabled: channels))
         }
         guard gyroBuffered, let gyro = part.gyro, let gyroDev = part.gyroDev, let gyroFiles = part.gyroFiles else {
             return .success(BatchReader.Streams(accel: accelStream, gyro: nil))
@@ -159,7 +160,7 @@ final class BufferedCapture {
                                               batch: gyroBatch, blocking: false)
             return .success(BatchReader.Streams(accel: accelStream, gyro: gyroStream))
         } catch {
-            SensorLog.once(.warning, "\(SensorError.buffer(device: gyro.id, operation: "enable", errno: error.errno)); rotations are decided from the accelerometer alone")
+            Log.once(.warning, "\(SensorError.buffer(device: gyro.id, operation: "enable", errno: error)); rotations are decided from the accelerometer alone")
             part.gyro = nil
             return .success(BatchReader.Streams(accel: accelStream, gyro: nil))
         }
@@ -167,19 +168,19 @@ final class BufferedCapture {
 
     /// What a refused buffer means: the device went away, permission (polling still works: raw attributes are
     /// usually readable by everyone), or a refusal that polling works around.
-    private func refused(_ id: String, _ e: Int32, enabled: [OpaquePointer]) -> SensorCapture.Outcome {
+    private func refused(_ id: String, _ e: Errno, enabled: [OpaquePointer]) -> SensorCapture.Outcome {
         if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
         let rate = part.rate
-        if e == EACCES || e == EPERM {
+        if e == .permissionDenied || e == .notPermitted {
             // Enabling a buffer writes its sysfs controls and opens /dev/iio:deviceN; libiio only says EACCES:
             // name the file it was refused.
             let cause = deniedBufferFile(id, enabled).map { "\($0)" }
                 ?? "\(SensorError.buffer(device: id, operation: "open", errno: e))"
-            SensorLog.once(.error, "\(cause); polling \(SensorError.sysfsPath(id, "in_accel_*_raw")) at \(rate) Hz instead of reading the buffer")
+            Log.once(.error, "\(cause); polling \(SensorError.sysfsPath(id, "in_accel_*_raw")) at \(rate) Hz instead of reading the buffer")
             return .fallBack
         }
-        let why = e == EBUSY ? " (another program holds /dev/\(id): is iio-sensor-proxy running?)" : ""
-        SensorLog.once(.warning, "\(id): buffered capture unavailable: \(SensorError.buffer(device: id, operation: "enable", errno: e))\(why); polling in_accel_*_raw at \(rate) Hz instead")
+        let why = e == .busy ? " (another program holds /dev/\(id): is iio-sensor-proxy running?)" : ""
+        Log.once(.warning, "\(id): buffered capture unavailable: \(SensorError.buffer(device: id, operation: "enable", errno: e))\(why); polling in_accel_*_raw at \(rate) Hz instead")
         return .fallBack
     }
 
@@ -194,8 +195,8 @@ final class BufferedCapture {
             files.append((SensorError.sysfsPath(id, "scan_elements/in_\(IIOContext.channelID(ch))_en"), W_OK, "write"))
         }
         for (path, mode, operation) in files where access(path, mode) != 0 {
-            let e = errno
-            if e == EACCES || e == EPERM || e == EROFS {
+            let e = Errno.current
+            if e == .permissionDenied || e == .notPermitted || e == .readOnlyFileSystem {
                 return SystemError(operation: operation, path: path, errno: e, fix: SensorError.sysfsFix(e))
             }
         }

@@ -1,6 +1,7 @@
 import Glibc
 import CIIO
 import RotationProtocol
+import RotationSystem
 
 /// The opened accelerometer (and gyroscope) of one capture, and what every capture mode does with it: raw reads,
 /// sampling frequencies, and handing samples to the source.
@@ -200,7 +201,7 @@ final class CapturedPart {
                 return refusedRead(sensor, path, e)
             case .failure(.garbage(let text)):
                 let err = SensorError.badValue(path: path, value: String(text.trimmedSysfs), expected: "a number")
-                SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
+                Log.limited(.warning, key: "garbage", "\(err); sample skipped")
                 return .skipped
             }
         }
@@ -209,17 +210,17 @@ final class CapturedPart {
 
     /// What a raw read that failed with `e` means: the device went away, a refusal that ends the capture, or a
     /// sample to skip.
-    private func refusedRead(_ sensor: SensorDescription, _ path: String, _ e: Int32) -> Reading {
+    private func refusedRead(_ sensor: SensorDescription, _ path: String, _ e: Errno) -> Reading {
         if !IIOContext.isPresent(sensor.id) { return .failed(.gone(device: sensor.id)) }
-        if e == EACCES || e == EPERM {
+        if e == .permissionDenied || e == .notPermitted {
             return .failed(.io(SystemError(operation: "read", path: path, errno: e, fix: SensorError.sysfsFix(e))))
         }
-        if e == EBUSY {
+        if e == .busy {
             return .failed(.io(SystemError(operation: "read", path: path, errno: e,
                                            fix: "the device's buffer is running, so another program is capturing from it (is iio-sensor-proxy running?); stop that program")))
         }
         let err = SystemError(operation: "read", path: path, errno: e, fix: nil)
-        SensorLog.limited(.warning, key: "garbage", "\(err); sample skipped")
+        Log.limited(.warning, key: "garbage", "\(err); sample skipped")
         return .skipped
     }
 
@@ -265,7 +266,7 @@ final class CapturedPart {
             gyro = trial
             return
         }
-        SensorLog.once(.warning, "\(trial.id) (\(trial.name)): one read of in_anglvel_*_raw takes \(Int((took * 1000).rounded())) ms, \(ScaleDiagnosis.format(took / period)) sample periods at \(FrequencyPlan.text(rate)) Hz, too slow to read beside the accelerometer's samples without a buffer; rotations are decided from the accelerometer alone, which only makes some turns slower to report")
+        Log.once(.warning, "\(trial.id) (\(trial.name)): one read of in_anglvel_*_raw takes \(Int((took * 1000).rounded())) ms, \(ScaleDiagnosis.format(took / period)) sample periods at \(FrequencyPlan.text(rate)) Hz, too slow to read beside the accelerometer's samples without a buffer; rotations are decided from the accelerometer alone, which only makes some turns slower to report")
     }
 
     /// Reads the accelerometer (and the gyroscope: from its buffer beside the polled part, else its raw
@@ -334,7 +335,7 @@ final class CapturedPart {
             if sample.base == nil { sample.base = b }
             if sample.hinge == nil { sample.hinge = h }
             deliver(sample)
-            SensorLog.write(.debug, "\(accel.id): the fold moved while the display was still: reading it at \(FrequencyPlan.text(rate)) Hz")
+            Log.write(.debug, "\(accel.id): the fold moved while the display was still: reading it at \(FrequencyPlan.text(rate)) Hz")
             return .moved
         }
     }

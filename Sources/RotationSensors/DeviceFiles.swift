@@ -1,4 +1,5 @@
 import Glibc
+import RotationSystem
 
 /// The attribute files of one IIO device, and where the kernel puts each value.
 ///

@@ -1,6 +1,7 @@
 import Glibc
 import CIIO
 import RotationEngine
+import RotationSystem
 
 /// The still mode of a part whose driver offers a motion event: the event armed, the capture asleep on its
 /// descriptor, and the part read once every safety interval in case an event was lost.
@@ -44,20 +45,20 @@ final class EventWatch {
         // The drivers in the table register their trigger (st_lsm6dsx its buffer) only with an interrupt line,
         // and raise their motion event on the same line: without one, the enable is taken and nothing fires.
         guard accel.capture == .buffered else {
-            SensorLog.once(.info, "\(accel.id) (\(accel.name)): not watching for motion with its \(driver.driver) event (\(files.path("events/" + driver.enable[0]))): the driver registered no trigger or buffer for it, which it does only when the part's interrupt line is wired up, and the event needs that line too; reading it at the still pace while still")
+            Log.once(.info, "\(accel.id) (\(accel.name)): not watching for motion with its \(driver.driver) event (\(files.path("events/" + driver.enable[0]))): the driver registered no trigger or buffer for it, which it does only when the part's interrupt line is wired up, and the event needs that line too; reading it at the still pace while still")
             return nil
         }
         // A buffer whose trigger never fired: the driver has an interrupt, but the board does not wire the pin
         // the driver routes it to (bmc150 on boards that wire INT2), and the event is raised on that pin too.
         guard !part.interruptUnheard else {
-            SensorLog.once(.info, "\(accel.id) (\(accel.name)): not watching for motion with its \(driver.driver) event (\(files.path("events/" + driver.enable[0]))): its buffer's trigger never fired, so its interrupt does not reach the host, and the event would come the same way; reading it at the still pace while still")
+            Log.once(.info, "\(accel.id) (\(accel.name)): not watching for motion with its \(driver.driver) event (\(files.path("events/" + driver.enable[0]))): its buffer's trigger never fired, so its interrupt does not reach the host, and the event would come the same way; reading it at the still pace while still")
             return nil
         }
         do {
             let stream = try MotionEventStream(device: accel.id)
             watch = MotionWatch(driver: driver, stream: stream, device: part.dev, id: accel.id, settings: part.settings)
         } catch {
-            SensorLog.once(error.isPermission ? .error : .warning, "\(error); reading \(accel.id) at the still pace while still instead of watching for motion with its \(driver.driver) event")
+            Log.once(error.isPermission ? .error : .warning, "\(error); reading \(accel.id) at the still pace while still instead of watching for motion with its \(driver.driver) event")
         }
         return watch
     }
@@ -69,7 +70,7 @@ final class EventWatch {
         let hz = min(full, accel.frequency?.value(atLeast: c.motionSampleRate) ?? full)
         guard let threshold = watch.driver.threshold(perSecond: c.motionRate, hz: hz, scale: accel.calibration.scale.x,
                                                      files: files) else {
-            SensorLog.once(.warning, "\(accel.id) (\(accel.name)): the resolution of its readings is unknown (\(files.path("scan_elements/in_accel_x_type")) does not say), and its \(watch.driver.driver) motion threshold counts a share of the full scale; reading it at the still pace while still")
+            Log.once(.warning, "\(accel.id) (\(accel.name)): the resolution of its readings is unknown (\(files.path("scan_elements/in_accel_x_type")) does not say), and its \(watch.driver.driver) motion threshold counts a share of the full scale; reading it at the still pace while still")
             disarm()
             return false
         }
@@ -79,7 +80,7 @@ final class EventWatch {
             part.resumeFrequencies()
             return false
         }
-        SensorLog.write(.debug, "\(accel.id): the device is still: watching for motion with its \(watch.driver.driver) event (threshold \(threshold) at \(FrequencyPlan.text(hz)) Hz), reading it every \(FrequencyPlan.text(c.motionSafetyInterval)) s in case an event is lost")
+        Log.write(.debug, "\(accel.id): the device is still: watching for motion with its \(watch.driver.driver) event (threshold \(threshold) at \(FrequencyPlan.text(hz)) Hz), reading it every \(FrequencyPlan.text(c.motionSafetyInterval)) s in case an event is lost")
         return true
     }
 
@@ -113,11 +114,11 @@ final class EventWatch {
                 if source.woke(accel.id, resumeReadable: true) { return .moved }
             case .motion:
                 source.findings.setMotionEventsWork(part.part, true)
-                SensorLog.write(.debug, "\(accel.id): the part reported motion: reading it at \(FrequencyPlan.text(part.rate)) Hz")
+                Log.write(.debug, "\(accel.id): the part reported motion: reading it at \(FrequencyPlan.text(part.rate)) Hz")
                 return .moved
             case .failed(let error):
                 if !IIOContext.isPresent(accel.id) { return .ended(.failed(.gone(device: accel.id))) }
-                SensorLog.once(.warning, "\(error); reading \(accel.id) at the still pace while still instead of watching for motion")
+                Log.once(.warning, "\(error); reading \(accel.id) at the still pace while still instead of watching for motion")
                 disarm()
                 part.resumeFrequencies()
                 return .unavailable
@@ -127,7 +128,7 @@ final class EventWatch {
                 do {
                     guard try base?.reportedMotion() == true else { continue }
                 } catch {
-                    SensorLog.once(.warning, "\(error); reading the base every \(FrequencyPlan.text(CapturedPart.foldReadInterval)) s while the display is still instead of watching it for motion")
+                    Log.once(.warning, "\(error); reading the base every \(FrequencyPlan.text(CapturedPart.foldReadInterval)) s while the display is still instead of watching it for motion")
                     base?.disarm()
                     base = nil
                     baseEventLost = true
@@ -164,7 +165,7 @@ final class EventWatch {
         case .moved:
             baseEventLost = true
             if let b = part.base?.sensor {
-                SensorLog.once(.warning, "\(b.id) (\(b.name)): the base moved and its motion event did not report it, so its interrupt line probably does not reach the host; reading the base every \(FrequencyPlan.text(CapturedPart.foldReadInterval)) s while the display is still from now on")
+                Log.once(.warning, "\(b.id) (\(b.name)): the base moved and its motion event did not report it, so its interrupt line probably does not reach the host; reading the base every \(FrequencyPlan.text(CapturedPart.foldReadInterval)) s while the display is still from now on")
             }
             return .moved
         }
@@ -185,14 +186,14 @@ final class EventWatch {
         if source.stopRequested { return .ended(.stopped) }
         let lost = source.findings.noteLostEvent(part.part)
         if source.findings.motionEventsWork(part.part) == true && lost < EventWatch.lossesTolerated {
-            SensorLog.write(.debug, "\(accel.id): the device moved and no motion event said so: an event was lost; arming it again")
+            Log.write(.debug, "\(accel.id): the device moved and no motion event said so: an event was lost; arming it again")
         } else if source.findings.motionEventsWork(part.part) == true {
             source.findings.setMotionEventsWork(part.part, false)
-            SensorLog.once(.warning, "\(accel.id) (\(accel.name)): the device moved \(lost) times in a row and its \(watch.driver.driver) motion event (\(part.accelFiles.path("events/" + watch.driver.enable[0]))) did not report it, though armed again each time: its events are lost too often to rely on; reading it at the still pace while still from now on")
+            Log.once(.warning, "\(accel.id) (\(accel.name)): the device moved \(lost) times in a row and its \(watch.driver.driver) motion event (\(part.accelFiles.path("events/" + watch.driver.enable[0]))) did not report it, though armed again each time: its events are lost too often to rely on; reading it at the still pace while still from now on")
             disarm()
         } else {
             source.findings.setMotionEventsWork(part.part, false)
-            SensorLog.once(.warning, "\(accel.id) (\(accel.name)): the device moved and its \(watch.driver.driver) motion event (\(part.accelFiles.path("events/" + watch.driver.enable[0]))) did not report it: no event has arrived from it since it was armed, so the part's interrupt line is probably not wired up; reading it at the still pace while still from now on")
+            Log.once(.warning, "\(accel.id) (\(accel.name)): the device moved and its \(watch.driver.driver) motion event (\(part.accelFiles.path("events/" + watch.driver.enable[0]))) did not report it: no event has arrived from it since it was armed, so the part's interrupt line is probably not wired up; reading it at the still pace while still from now on")
             disarm()
         }
         return .moved

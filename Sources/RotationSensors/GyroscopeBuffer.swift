@@ -1,6 +1,7 @@
 import Glibc
 import CIIO
 import RotationProtocol
+import RotationSystem
 
 /// A separate gyroscope read through its own buffer beside a polled accelerometer (`PolledCapture`).
 ///
@@ -62,8 +63,8 @@ final class GyroscopeBuffer {
             opened = MonotonicClock.now()
             return true
         } catch {
-            let why = error.errno == EBUSY ? " (another program holds /dev/\(gyro.id))" : ""
-            SensorLog.once(.info, "\(SensorError.buffer(device: gyro.id, operation: "enable", errno: error.errno))\(why); reading its raw attributes instead where they are fast enough")
+            let why = error == .busy ? " (another program holds /dev/\(gyro.id))" : ""
+            Log.once(.info, "\(SensorError.buffer(device: gyro.id, operation: "enable", errno: error))\(why); reading its raw attributes instead where they are fast enough")
             return false
         }
     }
@@ -92,7 +93,7 @@ final class GyroscopeBuffer {
             let n = stream.refill()
             if n == -Int(EAGAIN) || n == -Int(ETIMEDOUT) || n == 0 { break }
             guard n > 0 else {
-                drop("\(SensorError.buffer(device: gyro.id, operation: "read", errno: Int32(-n)))")
+                drop("\(SensorError.buffer(device: gyro.id, operation: "read", errno: Errno(rawValue: Int32(-n))))")
                 return
             }
             lastScan = now
@@ -106,7 +107,7 @@ final class GyroscopeBuffer {
 
     /// Gives the gyroscope up for the capture: rotations are decided from the accelerometer alone.
     private func drop(_ why: String) {
-        SensorLog.once(.warning, "\(why); rotations are decided from the accelerometer alone")
+        Log.once(.warning, "\(why); rotations are decided from the accelerometer alone")
         stream = nil
         part.gyro = nil
     }

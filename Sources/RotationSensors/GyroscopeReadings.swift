@@ -1,5 +1,6 @@
 import RotationEngine
 import RotationProtocol
+import RotationSystem
 
 /// A separate gyroscope's buffered readings of the last second, and how an accelerometer sample is paired with
 /// one: the reading nearest its time, or while the device has not moved since a reading last matched, the latest.

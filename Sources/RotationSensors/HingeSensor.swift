@@ -5,6 +5,8 @@
 /// reading the driver marks as unknown (cros-ec's 500), only leave a sample without a hinge reading; the posture
 /// then holds the angle it had (`PostureEstimate`), or falls back to the accelerometers. A hub's raw read waits
 /// for the hub's answer (a few milliseconds), which one sample in ten bears. Owned by the sensor thread.
+
+import RotationSystem
 final class HingeSensor {
     /// Seconds between reads: the base's (`BasePanel.interval`), as both follow the same fold.
     static let interval = BasePanel.interval
@@ -29,7 +31,7 @@ final class HingeSensor {
             return sensor.degrees(raw: raw)
         case .failure(.garbage(let text)):
             let err = SensorError.badValue(path: path, value: String(text.trimmedSysfs), expected: "a number")
-            SensorLog.limited(.warning, key: "hinge", "\(err); no hinge reading")
+            Log.limited(.warning, key: "hinge", "\(err); no hinge reading")
             return nil
         case .failure(.system):
             return nil

@@ -1,4 +1,5 @@
 import Glibc
+import RotationSystem
 
 extension HwdbKey {
     /// Where the machine's DMI modalias is.

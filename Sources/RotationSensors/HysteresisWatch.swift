@@ -1,6 +1,7 @@
 import Glibc
 import CIIO
 import RotationProtocol
+import RotationSystem
 
 /// The still mode of a HID sensor hub that honours `in_accel_hysteresis`: the hysteresis set so that the hub
 /// reports only a change larger than it, the buffer enabled at the full rate one scan per wake-up, and the
@@ -113,7 +114,7 @@ struct HysteresisWatch {
             settings.write(part.dev, accel.id, HysteresisWatch.file, original, purpose: "its hysteresis stays at \(band)")
         }
         // The part is at the full rate's frequency: the still spell starts from the full pace.
-        SensorLog.write(.debug, "\(accel.id): the device is still: the hub reports only a change over \(band) (\(HysteresisWatch.file)), reading it every \(FrequencyPlan.text(HysteresisWatch.safetyInterval)) s in case its reports stop")
+        Log.write(.debug, "\(accel.id): the device is still: the hub reports only a change over \(band) (\(HysteresisWatch.file)), reading it every \(FrequencyPlan.text(HysteresisWatch.safetyInterval)) s in case its reports stop")
         // The buffer is released when `listen` returns, before the hysteresis is put back: nothing is written to
         // the device while its buffer runs.
         return listen()
@@ -198,12 +199,12 @@ struct HysteresisWatch {
         guard let (sample, timing) = report else { return nil }
         if part.departs(sample) {
             part.deliver(sample, timing: timing)
-            SensorLog.write(.debug, "\(accel.id): the hub reported a change: reading it at \(FrequencyPlan.text(part.rate)) Hz")
+            Log.write(.debug, "\(accel.id): the hub reported a change: reading it at \(FrequencyPlan.text(part.rate)) Hz")
             return source.stopRequested ? .ended(.stopped) : .moved
         }
         guard reports.ignored(sample.acceleration, at: woke, band: band) else { return nil }
         source.findings.noteIgnoresHysteresis(part.part)
-        SensorLog.once(.info, "\(accel.id) (\(accel.name)): the hub keeps reporting the still device though \(part.accelFiles.path(HysteresisWatch.file)) asks it to report only a larger change: it ignores the hysteresis; reading it at the still pace while still")
+        Log.once(.info, "\(accel.id) (\(accel.name)): the hub keeps reporting the still device though \(part.accelFiles.path(HysteresisWatch.file)) asks it to report only a larger change: it ignores the hysteresis; reading it at the still pace while still")
         return .unavailable
     }
 
@@ -216,7 +217,7 @@ struct HysteresisWatch {
         case .unmoved: return nil
         case .moved:
             part.source.findings.noteIgnoresHysteresis(part.part)
-            SensorLog.once(.warning, "\(part.accel.id) (\(part.accel.name)): the device moved and the hub did not report it while \(part.accelFiles.path(HysteresisWatch.file)) was set: reading it at the still pace while still from now on")
+            Log.once(.warning, "\(part.accel.id) (\(part.accel.name)): the device moved and the hub did not report it while \(part.accelFiles.path(HysteresisWatch.file)) was set: reading it at the still pace while still from now on")
             return .moved
         }
     }

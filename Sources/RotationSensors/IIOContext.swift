@@ -1,5 +1,6 @@
 import Glibc
 import CIIO
+import RotationSystem
 
 /// Owns one libiio local context and wraps the calls on its devices and channels that can fail.
 ///
@@ -10,7 +11,7 @@ final class IIOContext {
 
     /// Builds a snapshot of `/sys/bus/iio/devices` with the given read timeout.
     init(timeoutMilliseconds: UInt32) throws(SensorError) {
-        guard let ctx = iio_create_local_context() else { throw .context(errno: errno) }
+        guard let ctx = iio_create_local_context() else { throw .context(errno: .current) }
         raw = ctx
         _ = iio_context_set_timeout(ctx, timeoutMilliseconds)
     }
@@ -43,11 +44,12 @@ final class IIOContext {
         iio_device_find_channel(dev, id, false)
     }
 
-    /// Reads into a stack buffer; returns the text, or the errno.
-    private static func read(_ body: (UnsafeMutablePointer<CChar>, Int) -> Int) -> Result<String, SensorErrno> {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 512) { buf -> Result<String, SensorErrno> in
+    /// Reads into a stack buffer; returns the text, or the error number, turned into a `SensorError` once the path is
+    /// known.
+    private static func read(_ body: (UnsafeMutablePointer<CChar>, Int) -> Int) -> Result<String, Errno> {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 512) { buf -> Result<String, Errno> in
             let n = body(buf.baseAddress!, buf.count)
-            if n < 0 { return .failure(SensorErrno(code: Int32(-n))) }
+            if n < 0 { return .failure(Errno(rawValue: Int32(-n))) }
             buf[min(n, buf.count - 1)] = 0
             return .success(String(cString: buf.baseAddress!))
         }
@@ -68,43 +70,38 @@ final class IIOContext {
         iio_channel_attr_get_filename(ch, name).map { String(cString: $0) }
     }
 
-    static func readDevice(_ dev: OpaquePointer, _ name: String) -> Result<String, SensorErrno> {
+    static func readDevice(_ dev: OpaquePointer, _ name: String) -> Result<String, Errno> {
         read { iio_device_attr_read(dev, name, $0, $1) }
     }
 
-    static func readChannel(_ ch: OpaquePointer, _ name: String) -> Result<String, SensorErrno> {
+    static func readChannel(_ ch: OpaquePointer, _ name: String) -> Result<String, Errno> {
         read { iio_channel_attr_read(ch, name, $0, $1) }
     }
 
-    static func readBuffer(_ dev: OpaquePointer, _ name: String) -> Result<String, SensorErrno> {
+    static func readBuffer(_ dev: OpaquePointer, _ name: String) -> Result<String, Errno> {
         read { iio_device_buffer_attr_read(dev, name, $0, $1) }
     }
 
-    /// Writes a device attribute; returns the errno on failure.
-    static func writeDevice(_ dev: OpaquePointer, _ name: String, _ value: String) -> SensorErrno? {
+    /// Writes a device attribute; returns the error number on failure.
+    static func writeDevice(_ dev: OpaquePointer, _ name: String, _ value: String) -> Errno? {
         let n = iio_device_attr_write(dev, name, value)
-        return n < 0 ? SensorErrno(code: Int32(-n)) : nil
+        return n < 0 ? Errno(rawValue: Int32(-n)) : nil
     }
 
-    static func writeChannel(_ ch: OpaquePointer, _ name: String, _ value: String) -> SensorErrno? {
+    static func writeChannel(_ ch: OpaquePointer, _ name: String, _ value: String) -> Errno? {
         let n = iio_channel_attr_write(ch, name, value)
-        return n < 0 ? SensorErrno(code: Int32(-n)) : nil
+        return n < 0 ? Errno(rawValue: Int32(-n)) : nil
     }
 
-    static func writeBuffer(_ dev: OpaquePointer, _ name: String, _ value: String) -> SensorErrno? {
+    static func writeBuffer(_ dev: OpaquePointer, _ name: String, _ value: String) -> Errno? {
         let n = iio_device_buffer_attr_write(dev, name, value)
-        return n < 0 ? SensorErrno(code: Int32(-n)) : nil
+        return n < 0 ? Errno(rawValue: Int32(-n)) : nil
     }
 
     /// Whether the device's directory is still in sysfs.
     static func isPresent(_ id: String) -> Bool {
         access(SensorError.sysfsPath(id, "name"), F_OK) == 0 || access("/sys/bus/iio/devices/\(id)", F_OK) == 0
     }
-}
-
-/// A bare errno from a libiio call, turned into a `SensorError` once the path is known.
-struct SensorErrno: Error {
-    var code: Int32
 }
 
 extension String {

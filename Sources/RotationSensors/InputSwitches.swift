@@ -1,6 +1,7 @@
 import CInput
 import Glibc
 import RotationProtocol
+import RotationSystem
 
 /// The tablet-mode and lid switches (`SwitchDescription`) read for the posture: each event node opened
 /// read-only and non-blocking, its state taken once with `EVIOCGSW` and then kept from the events it reports.
@@ -51,12 +52,12 @@ final class InputSwitches {
     private func add(_ s: SwitchDescription) {
         let fd = open(s.node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
-            let e = errno
-            let fix = e == EACCES || e == EPERM
+            let e = Errno.current
+            let fix = e == .permissionDenied || e == .notPermitted
                 ? "the group rotationd reads a switch's node once udev has applied 60-rotationd.rules to it (udevadm trigger), or run as root"
                 : nil
             let err = SystemError(operation: "open", path: s.node, errno: e, fix: fix)
-            SensorLog.once(.warning, "\(err); the \(s.reported) of \(s.name) is not read for the posture")
+            Log.once(.warning, "\(err); the \(s.reported) of \(s.name) is not read for the posture")
             return
         }
         var o = Opened(switch_: s, fd: fd)
@@ -68,7 +69,7 @@ final class InputSwitches {
     /// Closes the switch at `index`, saying why it is no longer read.
     private func remove(at index: Int, _ why: String) {
         let gone = opened.remove(at: index)
-        SensorLog.write(.info, "\(gone.switch_.node) (\(gone.switch_.name)) \(why): its switches are no longer read")
+        Log.write(.info, "\(gone.switch_.node) (\(gone.switch_.name)) \(why): its switches are no longer read")
         if poller >= 0 { _ = rotationd_readiness_remove(poller, gone.fd) }
         close(gone.fd)
     }
@@ -76,7 +77,7 @@ final class InputSwitches {
     /// Follows udev's input events: the devices said removed count as gone (their files may linger while the
     /// event is handled), and the switches listed afterwards are those read; a new one is opened and said.
     private func followHotPlug() {
-        guard monitor.receive() else { return }
+        guard !monitor.receive().isEmpty else { return }
         let listed = udev.switches(leavingOut: monitor.removed)
         var i = 0
         while i < opened.count {
@@ -86,7 +87,7 @@ final class InputSwitches {
             let before = opened.count
             add(s)
             if opened.count > before {
-                SensorLog.write(.info, "\(s.node) (\(s.name)) appeared: its \(s.reported) is read for the posture")
+                Log.write(.info, "\(s.node) (\(s.name)) appeared: its \(s.reported) is read for the posture")
             }
         }
     }

@@ -33,10 +33,10 @@ final class MotionEventStream {
     init(device id: String) throws(SensorError) {
         self.id = id
         let node = open("/dev/\(id)", O_RDONLY | O_CLOEXEC)
-        guard node >= 0 else { throw .events(device: id, operation: "open", errno: errno) }
+        guard node >= 0 else { throw .events(device: id, operation: "open", errno: .current) }
         defer { close(node) }
         let fd = rotationd_iio_event_fd(node)
-        guard fd >= 0 else { throw .events(device: id, operation: "get (IIO_GET_EVENT_FD_IOCTL)", errno: errno) }
+        guard fd >= 0 else { throw .events(device: id, operation: "get (IIO_GET_EVENT_FD_IOCTL)", errno: .current) }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         self.fd = fd
@@ -54,7 +54,7 @@ final class MotionEventStream {
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN { return events }
-                throw .events(device: id, operation: "read", errno: errno)
+                throw .events(device: id, operation: "read", errno: .current)
             }
             if n == 0 { return events }
             buffer.withUnsafeBytes { raw in

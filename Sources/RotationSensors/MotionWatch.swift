@@ -1,5 +1,6 @@
 import Glibc
 import CIIO
+import RotationSystem
 
 /// An accelerometer watching for motion itself while the device is still: its motion event armed with a
 /// threshold (`MotionEventDriver`), its event descriptor open, and nothing read until the event fires.
@@ -105,7 +106,7 @@ final class MotionWatch {
                     return .motion
                 }
                 if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 {
-                    return .failed(.events(device: id, operation: "read", errno: ENODEV))
+                    return .failed(.events(device: id, operation: "read", errno: .noDevice))
                 }
             } catch {
                 return .failed(error)

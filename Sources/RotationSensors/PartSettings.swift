@@ -1,5 +1,6 @@
 import Glibc
 import CIIO
+import RotationSystem
 
 /// The attributes a capture changes on its devices, written through libiio, and put back as they were found
 /// when the capture ends, however it ends: a part must never be left at a rate, a batch size or a trigger
@@ -57,21 +58,21 @@ final class PartSettings {
         let key = "\(id)/\(file)=\(value)"
         if refused.contains(key) { return false }
         if PartSettings.bufferRuns(id) {
-            SensorLog.once(.info, "\(id): not writing \(file): another program's buffer runs on the device (\(SensorError.sysfsPath(id, "buffer/enable")) reads 1), and its settings are that program's; \(purpose)")
+            Log.once(.info, "\(id): not writing \(file): another program's buffer runs on the device (\(SensorError.sysfsPath(id, "buffer/enable")) reads 1), and its settings are that program's; \(purpose)")
             return false
         }
         remember(device, id, file)
         guard let failure = IIOContext.writeDevice(device, file, value) else { return true }
         refused.insert(key)
         let path = SensorError.sysfsPath(id, file)
-        let err = SystemError(operation: "write \(value) to", path: path, errno: failure.code, fix: SensorError.sysfsFix(failure.code))
-        switch failure.code {
-        case EINVAL:
-            SensorLog.once(.warning, "\(err): the driver does not take this value; \(purpose)")
-        case EBUSY:
-            SensorLog.once(.warning, "\(err): the device is busy (its driver claims it for a buffer or an event that runs); \(purpose)")
+        let err = SystemError(operation: "write \(value) to", path: path, errno: failure, fix: SensorError.sysfsFix(failure))
+        switch failure {
+        case .invalidArgument:
+            Log.once(.warning, "\(err): the driver does not take this value; \(purpose)")
+        case .busy:
+            Log.once(.warning, "\(err): the device is busy (its driver claims it for a buffer or an event that runs); \(purpose)")
         default:
-            SensorLog.once(err.errno == EACCES || err.errno == EPERM ? .error : .warning, "\(err); \(purpose)")
+            Log.once(err.errno == .permissionDenied || err.errno == .notPermitted ? .error : .warning, "\(err); \(purpose)")
         }
         return false
     }
@@ -84,13 +85,13 @@ final class PartSettings {
         for s in saved {
             guard let now = try? TextFile.read(SensorError.sysfsPath(s.id, s.file)), now.trimmedSysfs != s.value else { continue }
             if PartSettings.bufferRuns(s.id) {
-                SensorLog.once(.warning, "\(s.id): \(s.file) not put back to \"\(s.value)\": another program enabled the device's buffer meanwhile, and nothing is written while it runs")
+                Log.once(.warning, "\(s.id): \(s.file) not put back to \"\(s.value)\": another program enabled the device's buffer meanwhile, and nothing is written while it runs")
                 continue
             }
             if let failure = IIOContext.writeDevice(s.device, s.file, s.value) {
                 let err = SystemError(operation: "put back \"\(s.value)\" to", path: SensorError.sysfsPath(s.id, s.file),
-                                      errno: failure.code, fix: SensorError.sysfsFix(failure.code))
-                SensorLog.once(.warning, "\(err)")
+                                      errno: failure, fix: SensorError.sysfsFix(failure))
+                Log.once(.warning, "\(err)")
             }
         }
         saved.removeAll()
@@ -112,21 +113,21 @@ final class PartSettings {
             if e.file == "buffer/enable" {
                 let fd = Glibc.open("/dev/\(e.id)", O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
                 guard fd >= 0 else {
-                    SensorLog.once(.info, "\(e.id): left its buffer enabled: rotationd (process \(pid)) enabled it and ended without disabling it, but another program now holds /dev/\(e.id)")
+                    Log.once(.info, "\(e.id): left its buffer enabled: rotationd (process \(pid)) enabled it and ended without disabling it, but another program now holds /dev/\(e.id)")
                     continue
                 }
                 Glibc.close(fd)
             }
             if let failure = IIOContext.writeDevice(dev, e.file, e.value) {
                 let err = SystemError(operation: "put back \"\(e.value)\" to", path: SensorError.sysfsPath(e.id, e.file),
-                                      errno: failure.code, fix: SensorError.sysfsFix(failure.code))
-                SensorLog.once(.warning, "\(err)")
+                                      errno: failure, fix: SensorError.sysfsFix(failure))
+                Log.once(.warning, "\(err)")
             } else {
                 done.append("\(e.id) \(e.file) \(now) -> \(e.value)")
             }
         }
         if !done.isEmpty {
-            SensorLog.write(.info, "put back what rotationd (process \(pid)) changed and did not put back before it ended: \(done.joined(separator: ", "))")
+            Log.write(.info, "put back what rotationd (process \(pid)) changed and did not put back before it ended: \(done.joined(separator: ", "))")
         }
     }
 }

@@ -1,4 +1,5 @@
 import RotationEngine
+import RotationSystem
 
 /// The polled mode: the accelerometer's raw attributes read at the configured rate while the device moves, with
 /// a separate gyroscope's buffer (`GyroscopeBuffer`) or its raw attributes, and while still the motion event
@@ -94,7 +95,7 @@ struct PolledCapture {
         if (still > 0) != schedule.slow {
             schedule.slow = still > 0
             if schedule.slow { part.gyroBuffer?.close() } else { part.gyroBuffer?.open() }
-            SensorLog.write(.debug, schedule.slow ? "\(id): the device is still: reading it every \(still) s"
+            Log.write(.debug, schedule.slow ? "\(id): the device is still: reading it every \(still) s"
                                                  : "\(id): the device moves: reading it at \(part.rate) Hz")
         }
         let step = schedule.slow ? still : 1 / part.rate
@@ -170,11 +171,11 @@ struct PolledCapture {
         let name = "\(accel.id) (\(accel.name))", took = ms(min(first.took, again))
         switch (first.raised, raised) {
         case (let r?, _?):
-            SensorLog.once(.info, "\(name): one raw read takes \(took) at \(FrequencyPlan.text(chosen)) Hz, \(ms(r.took)) at \(FrequencyPlan.text(r.hz)) Hz (the driver waits for the part to settle): polling it at \(FrequencyPlan.text(r.hz)) Hz, one axis at a time while still")
+            Log.once(.info, "\(name): one raw read takes \(took) at \(FrequencyPlan.text(chosen)) Hz, \(ms(r.took)) at \(FrequencyPlan.text(r.hz)) Hz (the driver waits for the part to settle): polling it at \(FrequencyPlan.text(r.hz)) Hz, one axis at a time while still")
         case (let r?, nil):
-            SensorLog.once(.info, "\(name): one raw read takes \(took), \(ms(r.took)) at \(FrequencyPlan.text(r.hz)) Hz: reading one axis at a time while still")
+            Log.once(.info, "\(name): one raw read takes \(took), \(ms(r.took)) at \(FrequencyPlan.text(r.hz)) Hz: reading one axis at a time while still")
         default:
-            SensorLog.once(.info, "\(name): one raw read takes \(took): reading one axis at a time while still")
+            Log.once(.info, "\(name): one raw read takes \(took): reading one axis at a time while still")
         }
         return true
     }

@@ -1,5 +1,6 @@
 import Glibc
 import RotationProtocol
+import RotationSystem
 
 /// An accelerometer read through its raw attributes (`in_accel_{x,y,z}_raw`), in its own frame: offset and scale
 /// applied, no mount matrix. For the guided mount fix, which works out the matrix.

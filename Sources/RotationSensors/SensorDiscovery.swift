@@ -1,6 +1,7 @@
 import Glibc
 import CIIO
 import RotationProtocol
+import RotationSystem
 
 /// A sensor that was found but cannot be used, and why.
 public struct RejectedSensor: Sendable, Hashable {
@@ -215,7 +216,7 @@ public enum SensorDiscovery {
             case "", "display": return (.display, "udev ACCEL_LOCATION=\(value)")
             case "base": return (.base, "udev ACCEL_LOCATION=base")
             default:
-                SensorLog.once(.warning, "\(files.id): ignoring udev ACCEL_LOCATION=\"\(value)\"; expected display or base")
+                Log.once(.warning, "\(files.id): ignoring udev ACCEL_LOCATION=\"\(value)\"; expected display or base")
             }
         }
         if let label {
@@ -262,10 +263,10 @@ public enum SensorDiscovery {
                 let given = try MountMatrix.parse(String(text.trimmedSysfs))
                 let used = try given.validated()
                 if used == given { return (used, source) }
-                SensorLog.once(.warning, "\(id): the mount matrix from \(source) (\"\(text.trimmedSysfs)\") has a third row that is zero or in the plane of the first two; using \"\(used)\", its third row replaced by the cross product of the first two")
+                Log.once(.warning, "\(id): the mount matrix from \(source) (\"\(text.trimmedSysfs)\") has a third row that is zero or in the plane of the first two; using \"\(used)\", its third row replaced by the cross product of the first two")
                 return (used, "\(source), third row replaced by the cross product of the first two")
             } catch {
-                SensorLog.once(.warning, "\(id): ignoring the mount matrix from \(source) (\"\(text.trimmedSysfs)\"): \(error); trying the next source")
+                Log.once(.warning, "\(id): ignoring the mount matrix from \(source) (\"\(text.trimmedSysfs)\"): \(error); trying the next source")
             }
         }
         if kind == .gyroscope, let accelerometer {

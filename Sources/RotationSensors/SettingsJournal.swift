@@ -1,4 +1,5 @@
 import Glibc
+import RotationSystem
 
 /// A record on disk of every IIO attribute a capture changed (a buffer it enabled, an event it armed, a sampling
 /// frequency, a trigger) with the value it found, kept until the capture has put them back: after a crash, the
@@ -63,7 +64,7 @@ public final class SettingsJournal {
     public func record(_ entry: Entry) {
         guard open() else { return }
         if !OutputStreamFD(fd: fd).write(entry.line) || fdatasync(fd) != 0 {
-            warnOnce(SystemError(operation: "write", path: path, errno: errno))
+            warnOnce(SystemError(operation: "write", path: path, errno: .current))
         }
     }
 
@@ -85,7 +86,7 @@ public final class SettingsJournal {
         SettingsJournal.makeDirectories(dir)
         fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            warnOnce(SystemError(operation: "open", path: path, errno: errno))
+            warnOnce(SystemError(operation: "open", path: path, errno: .current))
             if fd >= 0 { Glibc.close(fd) }
             fd = -1
             failed = true
@@ -95,7 +96,7 @@ public final class SettingsJournal {
     }
 
     private func warnOnce(_ error: SystemError) {
-        SensorLog.once(.warning, "\(error): \(loss) (give the service a writable runtime directory: RuntimeDirectory=rotationd/sensors)")
+        Log.once(.warning, "\(error): \(loss) (give the service a writable runtime directory: RuntimeDirectory=rotationd/sensors)")
     }
 
     private static func makeDirectories(_ dir: String) {

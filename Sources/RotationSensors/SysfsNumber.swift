@@ -1,4 +1,5 @@
 import Glibc
+import RotationSystem
 
 /// Reads one number attribute (such as `in_accel_x_raw`) with three system calls and no allocation on the good
 /// path: the polled capture's inner loop.
@@ -8,8 +9,8 @@ import Glibc
 package enum SysfsNumber {
     /// Why a read gave no number.
     package enum Failure: Error {
-        /// open or read failed with this errno.
-        case system(Int32)
+        /// open or read failed with this error number.
+        case system(Errno)
         /// The file held this text, which is not a decimal number within ±2³¹.
         case garbage(String)
     }
@@ -19,7 +20,7 @@ package enum SysfsNumber {
 
     static func read(_ path: String) -> Result<Double, Failure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(.system(errno)) }
+        guard fd >= 0 else { return .failure(.system(.current)) }
         defer { close(fd) }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buf -> Result<Double, Failure> in
             var n = 0
@@ -28,7 +29,7 @@ package enum SysfsNumber {
                 if n < 0 && errno == EINTR { continue }
                 break
             }
-            if n < 0 { return .failure(.system(errno)) }
+            if n < 0 { return .failure(.system(.current)) }
             return parse(UnsafeBufferPointer(rebasing: buf[0..<n]))
         }
     }

@@ -1,6 +1,7 @@
 import Glibc
 import RotationEngine
 import RotationProtocol
+import RotationSystem
 
 /// Writes calibrated samples to a file in the shared trace format, so `--replay` can play them back.
 ///
@@ -27,10 +28,10 @@ public final class TraceRecorder: @unchecked Sendable {
     public init(path: String) throws(SystemError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            let e = errno
+            let e = Errno.current
             let fix: String? = switch e {
-            case EACCES, EPERM, EROFS: "choose a file in a directory you may write to"
-            case ENOENT: "create its directory first"
+            case .permissionDenied, .notPermitted, .readOnlyFileSystem: "choose a file in a directory you may write to"
+            case .noSuchFileOrDirectory: "create its directory first"
             default: nil
             }
             throw SystemError(operation: "create", path: path, errno: e, fix: fix)
@@ -75,11 +76,11 @@ public final class TraceRecorder: @unchecked Sendable {
             complete += off_t(text.utf8.count)
             recorded += samples
         } else {
-            let e = errno
+            let e = Errno.current
             failed = true
             // A line cut short would make the whole trace unreadable.
             _ = ftruncate(out.fd, complete)
-            SensorLog.write(.error, "\(SystemError(operation: "write", path: path, errno: e)); recording stopped: "
+            Log.write(.error, "\(SystemError(operation: "write", path: path, errno: e)); recording stopped: "
                 + "the file keeps the \(recorded) samples recorded before")
         }
     }

@@ -1,5 +1,6 @@
 import RotationEngine
 import RotationProtocol
+import RotationSystem
 
 /// A recorded trace, read and validated as a whole before anything is played.
 public struct TraceReplay: Sendable {

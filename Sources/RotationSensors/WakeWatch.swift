@@ -1,5 +1,6 @@
 import Glibc
 import CWake
+import RotationSystem
 
 /// Learns that the system slept and woke, without D-Bus, so that a capture treats its part as unknown: the
 /// device may have been turned while the system slept, and no motion event, batch or still-pace read says so.
@@ -32,9 +33,9 @@ final class WakeWatch {
         descriptor = rotationd_wake_timer()
         armed = descriptor >= 0
         if descriptor < 0 {
-            SensorLog.once(.warning, "\(SystemError(operation: "create", path: "a CLOCK_REALTIME timerfd", errno: errno)): a resume from suspend is noticed at the next reading only")
+            Log.once(.warning, "\(SystemError(operation: "create", path: "a CLOCK_REALTIME timerfd", errno: .current)): a resume from suspend is noticed at the next reading only")
         }
-        slept = rotationd_seconds_slept()
+        slept = MonotonicClock.secondsSuspended()
     }
 
     deinit {
@@ -47,7 +48,7 @@ final class WakeWatch {
     /// full rate).
     func woke(timerReadable: Bool, rearm: Bool) -> Double? {
         let cancelled = timerReadable && armed && rotationd_wake_timer_read(descriptor) == 1
-        let now = rotationd_seconds_slept()
+        let now = MonotonicClock.secondsSuspended()
         let grown = now - slept
         slept = now
         if grown > WakeWatch.sleepThreshold {

@@ -1,6 +1,7 @@
 import Glibc
 import RotationProtocol
 import Synchronization
+import RotationSystem
 
 /// The JSON-lines socket service: an output that fans each change out to every connected client.
 ///
@@ -27,7 +28,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     private let acceptStop = Atomic<Int>(0) // 0 accepting, 1 asked to stop, 2 listener closed by the loop
     private let loopFailure = Mutex<String?>(nil)
     private var failureObserver: (@Sendable (String) -> Void)?
-    private var thread: ServiceThread?
+    private var thread: SystemThread?
     private let sensorName: Mutex<String?>
     private var clientObserver: (@Sendable (Bool) -> Void)?
 
@@ -103,7 +104,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
 
     /// Starts the event loop on its own thread.
     public func start() {
-        thread = ServiceThread { [self] in self.loop() }
+        thread = SystemThread.start { [self] in self.loop() }
     }
 
     // MARK: PublisherOutput, called on an input's thread
@@ -154,7 +155,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     private func loop() {
         var fds: [pollfd] = []
         var owners: [ClientConnection] = []
-        now = MonotonicTime.now()
+        now = MonotonicClock.now()
         var resumeListenerAt = Double.infinity
         var nextWatchdog = notifier?.watchdogInterval.map { now + $0 } ?? .infinity
         if nextWatchdog.isFinite { notifier?.send("WATCHDOG=1") }
@@ -182,11 +183,11 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
             let deadline = min(stuckCheck, resumeListenerAt, nextWatchdog)
             let wait: Int32 = deadline.isFinite ? Int32(min(max(0, deadline - now), 3600) * 1000) + 1 : -1
             let n = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), wait) }
-            now = MonotonicTime.now()
+            now = MonotonicClock.now()
             if n < 0 {
                 let e = errno
                 if e == EINTR { continue }
-                let why = "the event loop's poll() failed: \(String(cString: strerror(e))); no client can be served, so the service stops"
+                let why = "the event loop's poll() failed: \(Errno(rawValue: e)); no client can be served, so the service stops"
                 Log.error(why)
                 loopFailure.withLock { $0 = why }
                 closeListener()
@@ -224,11 +225,11 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
                 if e == EINTR || e == ECONNABORTED { continue }
                 if e == EAGAIN || e == EWOULDBLOCK { return }
                 if e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM {
-                    Log.warning("cannot accept a client: \(String(cString: strerror(e))); pausing new connections briefly (raise LimitNOFILE= if this repeats)")
+                    Log.warning("cannot accept a client: \(Errno(rawValue: e)); pausing new connections briefly (raise LimitNOFILE= if this repeats)")
                     listenerPaused = true
                     return
                 }
-                Log.warning("cannot accept a client: \(String(cString: strerror(e)))")
+                Log.warning("cannot accept a client: \(Errno(rawValue: e))")
                 return
             }
             if clients.count >= limits.maxClients {
@@ -296,7 +297,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     /// its line was written to the clients: the end of the live path's latency budget, after the stages the
     /// input logs under the same sequence number.
     private func logStages(_ items: [ServerInbox.Item], clients: Int) {
-        let written = MonotonicTime.now()
+        let written = MonotonicClock.now()
         let us = { (v: Double) in "\(Int((v * 1e6).rounded()))" }
         for case .state(let event) in items {
             Log.debug("stages of change \(event.seq): server woke \(us(now)), written \(us(written)) to \(clients) clients")
@@ -317,7 +318,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         case .blocked:
             c.wantsWritable = true
         case .failed(let e):
-            drop(c, reason: nil, log: e == EPIPE || e == ECONNRESET ? nil : "write failed: \(String(cString: strerror(e)))")
+            drop(c, reason: nil, log: e == .brokenPipe || e == .connectionReset ? nil : "write failed: \(e)")
         }
     }
 

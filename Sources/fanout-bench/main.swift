@@ -16,6 +16,7 @@ import Glibc
 import RotationEngine
 import RotationProtocol
 import RotationService
+import RotationSystem
 
 struct BenchOptions {
     var clients = 1000
@@ -168,7 +169,7 @@ final class Subscribers {
             while true {
                 let n = chunk.withUnsafeMutableBytes { read(pfds[i].fd, $0.baseAddress, $0.count) }
                 if n <= 0 { break }
-                let now = MonotonicTime.now()
+                let now = MonotonicClock.now()
                 partial[i].append(contentsOf: chunk[..<n])
                 while let nl = partial[i].firstIndex(of: 0x0A) {
                     let line = partial[i][..<nl]
@@ -245,26 +246,26 @@ func runBench(_ opts: BenchOptions) -> Int32 {
     var fds: [Int32] = []
     for _ in 0..<opts.clients {
         guard let fd = connectUnix(path) else {
-            print("fanout-bench: connect failed: \(String(cString: strerror(errno)))"); return 1
+            print("fanout-bench: connect failed: \(Errno.current)"); return 1
         }
         fds.append(fd)
     }
     let subs = Subscribers(fds: fds)
 
-    let connectDeadline = MonotonicTime.now() + 30
-    while !subs.allGreeted(needHello: false) && MonotonicTime.now() < connectDeadline { subs.readAll(timeout: 100) }
+    let connectDeadline = MonotonicClock.now() + 30
+    while !subs.allGreeted(needHello: false) && MonotonicClock.now() < connectDeadline { subs.readAll(timeout: 100) }
     guard subs.allGreeted(needHello: false) else { print("fanout-bench: not every subscriber was greeted"); return 1 }
 
     // Feed in real time on a thread of its own, as the daemon does.
     let log = FeedLog()
-    let feeder = ServiceThread {
-        let start = MonotonicTime.now()
+    let feeder = SystemThread.start {
+        let start = MonotonicClock.now()
         for s in trace {
             let due = start + s.time
-            let left = due - MonotonicTime.now()
-            if left > 0 { MonotonicTime.sleep(left) }
+            let left = due - MonotonicClock.now()
+            if left > 0 { MonotonicClock.sleep(left) }
             let before = runner.changes
-            let at = MonotonicTime.now()
+            let at = MonotonicClock.now()
             runner.feed(s)
             if runner.changes != before {
                 pthread_mutex_lock(log.lock)
@@ -279,13 +280,13 @@ func runBench(_ opts: BenchOptions) -> Int32 {
 
     var finished = false
     var drainUntil = Double.infinity
-    while MonotonicTime.now() < drainUntil {
+    while MonotonicClock.now() < drainUntil {
         subs.readAll(timeout: 20)
         if !finished {
             pthread_mutex_lock(log.lock)
             finished = log.finished
             pthread_mutex_unlock(log.lock)
-            if finished { drainUntil = MonotonicTime.now() + 1 }
+            if finished { drainUntil = MonotonicClock.now() + 1 }
         }
     }
     feeder.join()
@@ -312,46 +313,46 @@ func runConnected(_ opts: BenchOptions, path: String) -> Int32 {
 
     // The first connection waits for the service to be listening; the rest must succeed at once.
     var fds: [Int32] = []
-    let listenDeadline = MonotonicTime.now() + 20
+    let listenDeadline = MonotonicClock.now() + 20
     while fds.isEmpty {
         if let fd = connectUnix(path) { fds.append(fd); break }
-        guard MonotonicTime.now() < listenDeadline else {
-            print("fanout-bench: cannot connect to \(path): \(String(cString: strerror(errno)))"); return 1
+        guard MonotonicClock.now() < listenDeadline else {
+            print("fanout-bench: cannot connect to \(path): \(Errno.current)"); return 1
         }
-        MonotonicTime.sleep(0.05)
+        MonotonicClock.sleep(0.05)
     }
     while fds.count < opts.clients {
         guard let fd = connectUnix(path) else {
-            print("fanout-bench: connect \(fds.count + 1) failed: \(String(cString: strerror(errno)))"); return 1
+            print("fanout-bench: connect \(fds.count + 1) failed: \(Errno.current)"); return 1
         }
         fds.append(fd)
     }
     let subs = Subscribers(fds: fds)
 
-    let greetDeadline = MonotonicTime.now() + 30
-    while !subs.allGreeted(needHello: true) && MonotonicTime.now() < greetDeadline { subs.readAll(timeout: 100) }
+    let greetDeadline = MonotonicClock.now() + 30
+    while !subs.allGreeted(needHello: true) && MonotonicClock.now() < greetDeadline { subs.readAll(timeout: 100) }
     guard subs.allGreeted(needHello: true) else {
         print("fanout-bench: not every subscriber got hello and state within 30 s"); return 1
     }
     // Let the service settle (sampling starting, the first decision) until no state arrives for a second.
-    var lastChange = MonotonicTime.now(), seen = subs.maxSeq
-    let quietDeadline = MonotonicTime.now() + 20
-    while MonotonicTime.now() - lastChange < 1 && MonotonicTime.now() < quietDeadline {
+    var lastChange = MonotonicClock.now(), seen = subs.maxSeq
+    let quietDeadline = MonotonicClock.now() + 20
+    while MonotonicClock.now() - lastChange < 1 && MonotonicClock.now() < quietDeadline {
         subs.readAll(timeout: 50)
-        if subs.maxSeq != seen { seen = subs.maxSeq; lastChange = MonotonicTime.now() }
+        if subs.maxSeq != seen { seen = subs.maxSeq; lastChange = MonotonicClock.now() }
     }
     let baseline = subs.maxSeq
     if let readyFile = opts.readyFile {
         let fd = open(readyFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { print("fanout-bench: cannot create \(readyFile): \(String(cString: strerror(errno)))"); return 1 }
+        guard fd >= 0 else { print("fanout-bench: cannot create \(readyFile): \(Errno.current)"); return 1 }
         close(fd)
     }
 
     // Time the next `changes` events, then give stragglers a second.
-    let deadline = MonotonicTime.now() + (opts.timeout ?? Double(opts.changes) * 2 + 30)
-    while subs.maxSeq < baseline + opts.changes && MonotonicTime.now() < deadline { subs.readAll(timeout: 20) }
-    let drainUntil = MonotonicTime.now() + 1
-    while MonotonicTime.now() < drainUntil { subs.readAll(timeout: 20) }
+    let deadline = MonotonicClock.now() + (opts.timeout ?? Double(opts.changes) * 2 + 30)
+    while subs.maxSeq < baseline + opts.changes && MonotonicClock.now() < deadline { subs.readAll(timeout: 20) }
+    let drainUntil = MonotonicClock.now() + 1
+    while MonotonicClock.now() < drainUntil { subs.readAll(timeout: 20) }
     for fd in fds { close(fd) }
 
     let last = min(subs.maxSeq, baseline + opts.changes)

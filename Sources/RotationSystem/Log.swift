@@ -1,20 +1,21 @@
 import Glibc
 import Synchronization
 
-/// One-line log messages on standard error, each with a level.
+/// One-line log messages on standard error, as `rotationd: LEVEL: message`, each with a level, some of them rate
+/// limited (`limited`, `once`). Safe to call from any thread.
 ///
-/// Under systemd (when standard error is the stream `JOURNAL_STREAM` names) each line also starts with the syslog priority in angle
-/// brackets, which the journal reads as the message's level.
+/// Under systemd (when standard error is the stream `JOURNAL_STREAM` names) each line also starts with the syslog
+/// priority in angle brackets, which the journal reads as the message's level.
 public enum Log {
-    /// How important a message is.
+    /// How important a message is; the level is written after the program name.
     public enum Level: Int, Sendable, Comparable {
-        /// Details for tracing a problem: connections and commands.
+        /// Detail for diagnosis: connections, commands, a change of sampling pace; shown with `--verbose`.
         case debug = 7
-        /// Normal events: start, stop, a client dropped for misbehaving.
+        /// A normal event worth knowing: start, stop, a sensor being found.
         case info = 6
-        /// Something is wrong but the service carries on.
+        /// Something was skipped or fell back to a worse method, and the service carries on.
         case warning = 4
-        /// The service cannot do its job.
+        /// Something does not work and needs the user's action.
         case error = 3
 
         /// The word written in the line.
@@ -33,6 +34,7 @@ public enum Log {
 
     private static let threshold = Atomic<Int>(Level.info.rawValue)
     private static let journal = standardErrorIsJournal()
+    private static let lastWritten = Mutex<[String: Double]>([:])
 
     /// Whether standard error is the journal stream systemd connected: `JOURNAL_STREAM` holds
     /// "device:inode" of that stream, and it counts only when standard error is still that same file
@@ -59,14 +61,7 @@ public enum Log {
         line += "rotationd: \(level.name): "
         for c in message.unicodeScalars { line.unicodeScalars.append(c == "\n" || c == "\r" ? " " : c) }
         line += "\n"
-        line.withUTF8 { buf in
-            var off = 0
-            while off < buf.count {
-                let n = Glibc.write(2, buf.baseAddress! + off, buf.count - off)
-                if n < 0 { if errno == EINTR { continue }; return }
-                off += n
-            }
-        }
+        OutputStreamFD.standardError.write(line)
     }
 
     /// Writes at debug level.
@@ -79,4 +74,26 @@ public enum Log {
     public static func warning(_ message: String) { write(.warning, message) }
     /// Writes at error level.
     public static func error(_ message: String) { write(.error, message) }
+
+    /// Writes one line unless a line with the same `key` was due less than `interval` seconds ago (a line below
+    /// `minimumLevel` counts as due, though it is not written).
+    ///
+    /// - Returns: whether the line was due.
+    @discardableResult
+    public static func limited(_ level: Level, key: String, interval: Double = 1, _ message: @autoclosure () -> String) -> Bool {
+        let now = MonotonicClock.now()
+        let due = lastWritten.withLock { seen -> Bool in
+            if let last = seen[key], now - last < interval { return false }
+            seen[key] = now
+            return true
+        }
+        if due { write(level, message()) }
+        return due
+    }
+
+    /// Writes one line the first time `message` is seen in this process and never again.
+    @discardableResult
+    public static func once(_ level: Level, _ message: String) -> Bool {
+        limited(level, key: "once:" + message, interval: .infinity, message)
+    }
 }

@@ -1,6 +1,5 @@
-import Glibc
-
-/// A failed system call: what was attempted, on which path, the errno, and how to fix it when the caller knows.
+/// A failed system call: what was attempted, on which path, the error number, and how to fix it when the caller
+/// knows.
 ///
 /// The fix depends on what the file is (a sysfs attribute, a trace being recorded), so the caller supplies it.
 public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -8,13 +7,13 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
     public var operation: String
     /// The file or device involved.
     public var path: String
-    /// The errno value.
-    public var errno: Int32
+    /// The error number.
+    public var errno: Errno
     /// What the user can do about it, or nil when there is nothing specific to say.
     public var fix: String?
 
-    /// Creates an error from an errno value, with the fix that fits this file and this errno (or none).
-    public init(operation: String, path: String, errno: Int32, fix: String? = nil) {
+    /// Creates an error from an error number, with the fix that fits this file and this error (or none).
+    public init(operation: String, path: String, errno: Errno, fix: String? = nil) {
         self.operation = operation
         self.path = path
         self.errno = errno
@@ -23,7 +22,7 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// A one-line message naming the path, the failure and the fix when there is one.
     public var description: String {
-        var text = "cannot \(operation) \(path): \(String(cString: strerror(errno)))"
+        var text = "cannot \(operation) \(path): \(errno)"
         if let fix { text += " (\(fix))" }
         return text
     }
