@@ -18,7 +18,7 @@ final class CameraInput: @unchecked Sendable {
     /// The camera among `initial` that arrived last and is not infrared.
     let initialArrival: CameraArrival?
     private let store: PreferenceStore
-    private let watcher = CameraWatcher()
+    private let follower = CameraFollower()
     // Touched at init, then only on the watcher's thread.
     private var roster: CameraRoster
     private var shown: [ListedCamera]
@@ -40,7 +40,7 @@ final class CameraInput: @unchecked Sendable {
 
     /// Starts following hot-plug; each change of the list goes to `runner`.
     func start(_ runner: EngineRunner) {
-        watcher.start { [self] inventory in
+        follower.start { [self] inventory in
             let (listed, left) = self.roster.list(inventory.cameras)
             self.note(inventory, left: left)
             let before = Set(self.shown.map(\.camera)), after = Set(listed.map(\.camera))
@@ -57,7 +57,7 @@ final class CameraInput: @unchecked Sendable {
     }
 
     /// Stops following hot-plug.
-    func stop() { watcher.stop() }
+    func stop() { follower.stop() }
 
     private func note(_ inventory: CameraInventory, left: [DiscoveredCamera]) {
         let problems = inventory.problems + left.map { CameraError.tooMany(device: $0.device, limit: Camera.maxCount) }

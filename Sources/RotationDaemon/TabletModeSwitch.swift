@@ -19,7 +19,7 @@ import RotationSystem
 /// that its first state is the right one; after that each change of value is one event and its report. While
 /// the posture is unknown (no reading yet, the sensor lost) the switch keeps its value. Discovery leaves it out,
 /// so rotationd never reads its own output. A kernel switch registered while the service runs
-/// (`TabletSwitchWatch`) withdraws the device until it goes.
+/// (`KernelSwitchFollower`) withdraws the device until it goes.
 ///
 /// It fails safe: libinput resumes the keyboard it suspended only on that switch's own 0 event, not when the
 /// switch goes away, nor when a new one appears reading 0 (Docs/posture.md). So the device never goes away
@@ -64,7 +64,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
 
     private let path: String
     private let device: Mutex<Device>
-    private let watch = TabletSwitchWatch()
+    private let kernelSwitch = KernelSwitchFollower()
 
     /// Why no switch may be made on the machine `inventory` describes, or nil: the kernel already reports
     /// `SW_TABLET_MODE` (a platform driver's switch, which the desktop follows), or nothing tells the posture.
@@ -92,7 +92,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
             if !FailSafeSignals.install() {
                 Log.warning("--tablet-mode-switch: cannot install the crash handler (\(Errno.current)); if rotationd crashes while the switch reads 1, the keyboard stays off until rotationd starts again")
             }
-            if !made.watch.start(onChange: { [weak made] in made?.follow($0) }) {
+            if !made.kernelSwitch.start(onChange: { [weak made] in made?.follow($0) }) {
                 Log.warning("--tablet-mode-switch: cannot start the thread that follows input devices; a kernel tablet-mode switch registered later is not noticed until rotationd restarts")
             }
             Log.info("tablet-mode switch: \"\(SwitchDescription.rotationdSwitchName)\" through \(path), SW_TABLET_MODE 1 in stand, tent and tablet and 0 in laptop and closed, from the posture; the sensors are read with no subscriber too")
@@ -162,7 +162,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
         if let problem { Log.error("\(problem)") }
     }
 
-    /// Follows a kernel switch that comes or goes while the service runs (`TabletSwitchWatch`): withdraws the
+    /// Follows a kernel switch that comes or goes while the service runs (`KernelSwitchFollower`): withdraws the
     /// device while there is one, 0 reported and read first, and registers it again, in the posture's state, once
     /// it has gone.
     private func follow(_ kernel: SwitchDescription?) {
@@ -268,7 +268,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
     /// Stops following the kernel's switches, reports 0 and lets the desktop read it if the switch may read 1,
     /// then unregisters the device, closes uinput and removes the journal.
     func close() {
-        watch.stop()
+        kernelSwitch.stop()
         let (turnedOff, problem): (Bool, TabletModeSwitchError?) = device.withLock { d in
             d.closed = true
             return turnOff(&d)

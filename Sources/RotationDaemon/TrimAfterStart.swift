@@ -3,12 +3,12 @@ import RotationSystem
 
 /// Trims the resident set (`ResidentTrim`) once, when the first capture has run for `delay` seconds, or as
 /// soon as the sampling policy first finds the device still: start-up, discovery and the capture's set-up
-/// are over by then, and a part that watches for motion itself delivers no more samples while still.
+/// are over by then, and a sensor that watches for motion itself delivers no more samples while still.
 ///
 /// The trim runs on a thread of its own: the first still sample is the one after which the capture
 /// changes pace (a buffer reopened at the still frequency, a motion event armed), and a trim reads all of
 /// /proc/self/smaps, which on a loaded machine can take longer than `maxGap`; on the sensor thread, the
-/// part would go unread that long, and the engine would start afresh after the gap.
+/// sensor would go unread that long, and the engine would start afresh after the gap.
 ///
 /// `check` is called only on the sensor thread; `take` once that thread has ended. A finished trim costs
 /// one comparison per sample.

@@ -13,7 +13,7 @@ public enum SensorError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Buffered capture failed in a way that polling cannot replace.
     case buffer(device: String, operation: String, errno: Errno)
     /// The device's event interface (`IIO_GET_EVENT_FD_IOCTL` on `/dev/iio:deviceN`, or a read of the descriptor
-    /// it gives) failed: the part is sampled at the still pace instead of watching for motion itself.
+    /// it gives) failed: the sensor is sampled at the still pace instead of watching for motion itself.
     case events(device: String, operation: String, errno: Errno)
 
     /// The fix for a failed access to a sysfs attribute or device node: only a permission problem has one.

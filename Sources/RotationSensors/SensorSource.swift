@@ -58,10 +58,10 @@ public final class SensorSource: @unchecked Sendable {
     private var retrying = false
     /// Whether the current capture has delivered a sample.
     private var delivered = false
-    /// What the captures learned of each part, kept across captures. Touched only by the source's thread.
-    var findings = PartFindings()
+    /// What the captures learned of each sensor, kept across captures. Touched only by the source's thread.
+    var findings = SensorFindings()
     /// Learns that the system slept; made when the thread starts.
-    private var wakes: WakeWatch?
+    private var resumeDetector: ResumeDetector?
     /// Whether the next sample delivered follows a sleep (`Sample.followsGap`).
     private var gapPending = false
     private var monitor: UDevMonitor?
@@ -89,7 +89,7 @@ public final class SensorSource: @unchecked Sendable {
 
     /// Asks for one read every `seconds` (the sampling policy's slow pace while the device is still), or for the
     /// full rate with 0. Meant to be called from `onSample`, right after the sample that changed the pace, but
-    /// safe from any thread. A polled part is then read at that interval; a buffered part is slowed down to the
+    /// safe from any thread. A polled sensor is then read at that interval; a buffered sensor is slowed down to the
     /// lowest sampling frequency it offers at or above 1/`seconds` and batched to wake about once every
     /// `stillWakeInterval`; both go back to the configured rate at once when it is 0 again.
     public func setReadInterval(_ seconds: Double) {
@@ -193,9 +193,9 @@ public final class SensorSource: @unchecked Sendable {
         case due
         /// `stop()` was called.
         case stopped
-        /// The system woke from a sleep (`woke()` said so): read the part at once.
+        /// The system woke from a sleep (`woke()` said so): read the sensor at once.
         case woke
-        /// A tablet-mode or lid switch changed (`switchDescriptor`): read the part once for the posture.
+        /// A tablet-mode or lid switch changed (`switchDescriptor`): read the sensor once for the posture.
         case switched
     }
 
@@ -206,22 +206,22 @@ public final class SensorSource: @unchecked Sendable {
     /// still; −1 without one.
     var switchDescriptor: Int32 { switches?.descriptor ?? -1 }
 
-    /// The descriptor that becomes readable when the system resumes (`WakeWatch`), to poll beside a capture's
+    /// The descriptor that becomes readable when the system resumes (`ResumeDetector`), to poll beside a capture's
     /// own; −1 without one.
-    var resumeDescriptor: Int32 { wakes?.descriptor ?? -1 }
+    var resumeDescriptor: Int32 { resumeDetector?.descriptor ?? -1 }
 
     /// Whether the system slept since the last check: if so, the next sample delivered follows a gap (the engine
-    /// restarts its estimate from it), and a capture reads its part at once, at the full rate. Logged.
+    /// restarts its estimate from it), and a capture reads its sensor at once, at the full rate. Logged.
     /// `resumeReadable`: whether `poll` found `resumeDescriptor` readable.
     func woke(_ id: String, resumeReadable: Bool) -> Bool {
-        guard let slept = wakes?.woke(timerReadable: resumeReadable, rearm: readInterval == 0) else { return false }
+        guard let slept = resumeDetector?.woke(timerReadable: resumeReadable, rearm: readInterval == 0) else { return false }
         gapPending = true
         Log.write(.info, "the system slept \((slept * 10).rounded() / 10) s: reading \(id) at once at the full rate, as the device may have been turned meanwhile")
         return true
     }
 
     /// Sleeps until `deadline` (monotonic seconds), a stop, a wake from a sleep of the system (`woke`; `id`
-    /// names the part in the log), or a switch's change.
+    /// names the sensor in the log), or a switch's change.
     func wait(until deadline: Double, _ id: String) -> WaitEnd {
         while !stopRequested {
             let left = deadline - MonotonicClock.now()
@@ -272,10 +272,10 @@ public final class SensorSource: @unchecked Sendable {
     }
 
     private func threadMain() {
-        wakes = WakeWatch()
+        resumeDetector = ResumeDetector()
         defer {
             monitor = nil
-            wakes = nil
+            resumeDetector = nil
             control.withLock {
                 if $0.stoppedFromCallback { $0.thread?.detach() }
                 $0.stoppedFromCallback = false
@@ -321,7 +321,7 @@ public final class SensorSource: @unchecked Sendable {
         // What a capture of this service that ended without putting its changes back left, before discovery reads
         // the devices: a buffer it left enabled would look like another program's.
         if let dir = SettingsJournal.directory {
-            SettingsJournal.recover(in: dir) { entries, pid in PartSettings.putBack(entries, from: pid, context: ctx) }
+            SettingsJournal.recover(in: dir) { entries, pid in SensorSettings.putBack(entries, from: pid, context: ctx) }
         }
         let inventory = SensorDiscovery.inventory(context: ctx, udev: UDevDatabase(), rate: configuration.rate)
         for r in inventory.rejected {
@@ -342,7 +342,7 @@ public final class SensorSource: @unchecked Sendable {
         let plan = accel.plan
         var message = "using \(accel.id) (\(accel.name)) as the display accelerometer, \(plan.mode.rawValue)"
         if let gyro { message += ", gyroscope \(gyro.id) (\(gyro.name))" + (gyro.id == accel.id ? "" : " \(gyro.plan.mode.rawValue)") }
-        let base = BasePanel(inventory.base, context: ctx, rate: configuration.rate)
+        let base = BaseSensor(inventory.base, context: ctx, rate: configuration.rate)
         let hinge = inventory.hinge.map(HingeSensor.init)
         let switches = InputSwitches(inventory.switches)
         message += SensorSource.foldSources(inventory, baseUsed: base.sensor != nil, switchesRead: switches.nodes)

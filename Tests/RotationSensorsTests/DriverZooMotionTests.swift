@@ -73,7 +73,7 @@ extension DriverZooTests {
         /// Per device: attribute files and the values they must hold after the run.
         var restore: [String: [String: String]]
         /// Whether a base part is read once a second while the display sleeps on its event
-        /// (`CapturedPart.foldReadInterval`): its own event never reaches the host.
+        /// (`CapturedSensor.foldReadInterval`): its own event never reaches the host.
         var foldReads: Bool
 
         init(_ name: String) throws {

@@ -2,10 +2,10 @@ import RotationEngine
 
 /// What the readings of an accelerometer at rest say about its scale attribute.
 ///
-/// The engine learns what 1 g reads (`LearnedGravity`). A correctly scaled part reads standard gravity; one
+/// The engine learns what 1 g reads (`LearnedGravity`). A correctly scaled sensor reads standard gravity; one
 /// whose reading at rest is more than `tolerance` away from it has a scale attribute that is missing or wrong,
 /// and the diagnosis names the attribute and the factor. rotationd keeps deciding rotations either way, since
-/// its filter judges the readings relative to what the part reads; the message is for whoever fixes the driver.
+/// its filter judges the readings relative to what the sensor reads; the message is for whoever fixes the driver.
 public struct ScaleDiagnosis: Sendable, Hashable {
     /// How far (relative) what 1 g reads may be from standard gravity before the scale is called wrong.
     public static let tolerance = 0.2
@@ -36,7 +36,7 @@ public struct ScaleDiagnosis: Sendable, Hashable {
         self.gravity = gravity
     }
 
-    /// How many times standard gravity the part reads at rest.
+    /// How many times standard gravity the sensor reads at rest.
     public var factor: Double { oneG / gravity }
 
     /// Whether the scale is off by more than `tolerance`.

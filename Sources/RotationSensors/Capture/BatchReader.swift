@@ -16,7 +16,7 @@ final class BatchReader {
         var gyro: BufferStream?
     }
 
-    private let part: CapturedPart
+    private let sensor: CapturedSensor
     /// The separate gyroscope's readings of the last second, kept across changes of pace: reopened at the still
     /// pace, its first batch takes a wake-up to fill, and until then the last readings stand in.
     private var readings = GyroscopeReadings()
@@ -39,17 +39,17 @@ final class BatchReader {
     /// Whether the buffers were enabled again after a wake and have delivered nothing since.
     private var reenabled = false
 
-    init(part: CapturedPart) {
-        self.part = part
+    init(sensor: CapturedSensor) {
+        self.sensor = sensor
     }
 
     /// One raw read while the event is armed and the buffer is off, with the gyroscope's latest reading standing
     /// in for a separate gyroscope's, as at the still pace.
-    func takeOne() -> CapturedPart.Taken {
-        part.takeRaw { [self] acceleration in
-            if let gyro = part.gyro, part.gyroOnAccelDevice {
-                if case .value(let g) = part.readRaw(gyro, part.gyroPaths) { return gyro.calibration.apply(raw: g) }
-            } else if part.gyro != nil {
+    func takeOne() -> CapturedSensor.Taken {
+        sensor.takeRaw { [self] acceleration in
+            if let gyro = sensor.gyro, sensor.gyroOnAccelDevice {
+                if case .value(let g) = sensor.readRaw(gyro, sensor.gyroPaths) { return gyro.calibration.apply(raw: g) }
+            } else if sensor.gyro != nil {
                 return readings.standIn(for: acceleration)
             }
             return nil
@@ -57,13 +57,13 @@ final class BatchReader {
     }
 
     /// Reads batches until the capture ends (the outcome) or the sampling policy changes pace, or the full rate
-    /// held after a motion event (`holdUntil`) ends (nil: the caller reconfigures the part and calls again).
+    /// held after a motion event (`holdUntil`) ends (nil: the caller reconfigures the sensor and calls again).
     /// Accelerometer samples wait for the separate gyroscope's batch that covers them, for at most one of its
     /// batch periods and two sample periods past their own time; a separate gyroscope without a buffer
     /// (`gyroPolled`) is read once a batch.
     func read(_ streams: Streams, pace: BufferedCapture.Pace, still: Bool, first: Bool, gyroPolled: Bool,
               holdUntil: Double) -> SensorCapture.Outcome? {
-        let source = part.source
+        let source = sensor.source
         begin(streams, pace: pace, still: still, first: first)
         // The buffers are released when the caller lets go of `streams`: none may stay held here.
         defer { gyroStream = nil }
@@ -72,7 +72,7 @@ final class BatchReader {
             let ready = waitForBatch(streams.accel)
             let wokeAt = MonotonicClock.now()
             if source.stopRequested { return .stopped }
-            if source.woke(part.accel.id, resumeReadable: ready.resume) {
+            if source.woke(sensor.accel.id, resumeReadable: ready.resume) {
                 woke = true
                 reenabled = true
                 return nil
@@ -84,7 +84,7 @@ final class BatchReader {
                     lastAccel = MonotonicClock.now()
                     delivered = true
                     if bytes > 0 { reenabled = false }
-                    part.decodeAccel(streams.accel, bytes: bytes, hz: pace.hz, woke: wokeAt, read: lastAccel) { sample, timing in
+                    sensor.decodeAccel(streams.accel, bytes: bytes, hz: pace.hz, woke: wokeAt, read: lastAccel) { sample, timing in
                         pending.append(sample)
                         pendingTiming.append(timing)
                     }
@@ -104,10 +104,10 @@ final class BatchReader {
         self.pace = pace
         self.still = still
         let batchPeriod = Double(pace.batch) / pace.hz
-        silence = max(part.source.configuration.bufferSilence, 2 * batchPeriod)
+        silence = max(sensor.source.configuration.bufferSilence, 2 * batchPeriod)
         // How long past its own time a sample waits for the gyroscope's covering reading: one gyroscope batch
         // and two sample periods of slack.
-        let gyroHz = BufferedCapture.gyroRate(part, pace)
+        let gyroHz = BufferedCapture.gyroRate(sensor, pace)
         gyroWait = (streams.gyro.map { Double($0.batch) / gyroHz } ?? 0) + 2 / pace.hz
         gyroStream = streams.gyro
         pending = []
@@ -115,7 +115,7 @@ final class BatchReader {
         delivered = !first
         lastAccel = MonotonicClock.now()
         lastGyro = lastAccel
-        part.ctx.setTimeout(milliseconds: UInt32(silence * 1000))
+        sensor.ctx.setTimeout(milliseconds: UInt32(silence * 1000))
     }
 
     /// Sleeps until a buffer holds a batch, a sample has waited long enough for the gyroscope, the silence runs
@@ -125,8 +125,8 @@ final class BatchReader {
         // accelerometer's batches, and the samples go out without waiting for it.
         var fds = [pollfd(fd: accel.fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: still ? -1 : gyroStream?.fd ?? -1, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: part.source.wakeDescriptor, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: part.source.resumeDescriptor, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: sensor.source.wakeDescriptor, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: sensor.source.resumeDescriptor, events: Int16(POLLIN), revents: 0)]
         let now = MonotonicClock.now()
         var wait = lastAccel + silence - now
         if let first = pending.first { wait = min(wait, first.time + gyroWait - now) }
@@ -152,21 +152,21 @@ final class BatchReader {
     /// A buffer silent for longer than `silence`: the accelerometer's ends the buffered capture (polling
     /// instead; if that fails too, the sensor is lost), a separate gyroscope's is dropped.
     private func checkSilence(_ now: Double) -> SensorCapture.Outcome? {
-        let id = part.accel.id
+        let id = sensor.accel.id
         if now - lastAccel > silence {
             if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
             // A silent buffer, from the start or later on (a stuck trigger, a driver that stops streaming), or
             // after a wake although enabled again (once) since.
             let what = reenabled ? "stayed silent after the system woke, though enabled again, for"
                 : delivered ? "went silent for" : "delivered nothing within"
-            part.interruptUnheard = !delivered
-            Log.once(.warning, "\(id): the buffer \(what) \(Int((silence * 1000).rounded())) ms; polling in_accel_*_raw at \(part.rate) Hz instead")
+            sensor.interruptUnheard = !delivered
+            Log.once(.warning, "\(id): the buffer \(what) \(Int((silence * 1000).rounded())) ms; polling in_accel_*_raw at \(sensor.rate) Hz instead")
             return .fallBack
         }
         if let g = gyroStream, now - lastGyro > silence {
             Log.once(.warning, "\(g.id): the gyroscope's buffer \(lastGyro > lastAccel - silence ? "went silent" : "delivered nothing") for \(Int((silence * 1000).rounded())) ms; rotations are decided from the accelerometer alone")
             gyroStream = nil
-            part.gyro = nil
+            sensor.gyro = nil
         }
         return nil
     }
@@ -175,10 +175,10 @@ final class BatchReader {
     /// `gyroWait` for them; `.stopped` when a stop came meanwhile.
     private func deliverPending(_ now: Double, gyroPolled: Bool) -> SensorCapture.Outcome? {
         let period = 1 / pace.hz
-        let separate = part.gyro != nil && !part.gyroOnAccelDevice
+        let separate = sensor.gyro != nil && !sensor.gyroOnAccelDevice
         let covered = gyroStream == nil || still ? Double.infinity : (readings.rates.last?.time ?? -.infinity) + period / 2
         // A separate gyroscope without a buffer of its own is read once a batch.
-        let polled = separate && gyroPolled && !pending.isEmpty ? part.polledGyro() : nil
+        let polled = separate && gyroPolled && !pending.isEmpty ? sensor.polledGyro() : nil
         var sent = 0
         defer {
             pending.removeFirst(sent)
@@ -194,9 +194,9 @@ final class BatchReader {
                     s.angularVelocity = standIn(for: s, within: 2 * period)
                 }
             }
-            part.deliver(s, timing: timing)
+            sensor.deliver(s, timing: timing)
             sent += 1
-            if part.source.stopRequested { return .stopped }
+            if sensor.source.stopRequested { return .stopped }
         }
         return nil
     }
@@ -213,7 +213,7 @@ final class BatchReader {
 
     /// One refill: the bytes read, or how the capture ends.
     private func refill(_ stream: BufferStream) -> Result<Int, SensorCapture.Outcome> {
-        let source = part.source
+        let source = sensor.source
         source.setActiveBuffer(stream.buffer)
         let n = stream.refill()
         source.setActiveBuffer(nil)
@@ -226,7 +226,7 @@ final class BatchReader {
     }
 
     private func decodeGyro(_ stream: BufferStream, bytes: Int) {
-        guard let gyro = part.gyro else { return }
-        readings.append(stream, bytes: bytes, hz: BufferedCapture.gyroRate(part, pace), calibration: gyro.calibration)
+        guard let gyro = sensor.gyro else { return }
+        readings.append(stream, bytes: bytes, hz: BufferedCapture.gyroRate(sensor, pace), calibration: gyro.calibration)
     }
 }

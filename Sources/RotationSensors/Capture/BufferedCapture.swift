@@ -5,7 +5,7 @@ import RotationSystem
 
 /// The buffered mode: the accelerometer's buffer (with its own gyroscope's channels) and a separate gyroscope's,
 /// read in batches (`BatchReader`) at a pace that follows the sampling policy, and while still the motion event
-/// (`EventWatch`) with the buffers off, or a HID hub's hysteresis (`HysteresisWatch`).
+/// (`MotionEventStill`) with the buffers off, or a HID hub's hysteresis (`HysteresisStill`).
 ///
 /// Everything written to a device is written while its buffer is disabled, in the order the kernel accepts:
 /// the sampling frequency (and a rate the driver requires to match it), the trigger, then libiio's buffer
@@ -17,39 +17,39 @@ final class BufferedCapture {
         var batch: Int
     }
 
-    private let part: CapturedPart
-    private let events: EventWatch
+    private let sensor: CapturedSensor
+    private let motionEvent: MotionEventStill
     private let reader: BatchReader
 
-    init(part: CapturedPart, events: EventWatch) {
-        self.part = part
-        self.events = events
-        self.reader = BatchReader(part: part)
+    init(sensor: CapturedSensor, motionEvent: MotionEventStill) {
+        self.sensor = sensor
+        self.motionEvent = motionEvent
+        self.reader = BatchReader(sensor: sensor)
     }
 
-    /// Reads the part until the capture ends, or `.fallBack` when its buffer cannot run.
+    /// Reads the sensor until the capture ends, or `.fallBack` when its buffer cannot run.
     func run() -> SensorCapture.Outcome {
-        let accel = part.accel, source = part.source
-        guard attach(accel.trigger, to: part.dev, accel.id, files: part.accelFiles) else { return .fallBack }
+        let accel = sensor.accel, source = sensor.source
+        guard attach(accel.trigger, to: sensor.dev, accel.id, files: sensor.accelFiles) else { return .fallBack }
         let gyroBuffered = prepareGyroscope()
-        part.settings.remember(part.dev, accel.id, "buffer/length")
-        part.settings.remember(part.dev, accel.id, "buffer/watermark")
-        if gyroBuffered, let gyro = part.gyro, let gyroDev = part.gyroDev {
-            part.settings.remember(gyroDev, gyro.id, "buffer/length")
-            part.settings.remember(gyroDev, gyro.id, "buffer/watermark")
+        sensor.settings.remember(sensor.dev, accel.id, "buffer/length")
+        sensor.settings.remember(sensor.dev, accel.id, "buffer/watermark")
+        if gyroBuffered, let gyro = sensor.gyro, let gyroDev = sensor.gyroDev {
+            sensor.settings.remember(gyroDev, gyro.id, "buffer/length")
+            sensor.settings.remember(gyroDev, gyro.id, "buffer/watermark")
         }
         var first = true
         // Each device's clock offset, kept across changes of pace: a batch that waited in the buffer (the first
         // after reopening at the still pace, drained with the accelerometer's) must not set it afresh.
         var offsets: (accel: Double?, gyro: Double?) = (nil, nil)
-        // Until then the part is read at the full rate whatever the sampling policy says: a motion event fired.
+        // Until then the sensor is read at the full rate whatever the sampling policy says: a motion event fired.
         var holdUntil = -Double.infinity
         while true {
-            // The last pace's buffers are released by now: the part can watch for motion itself.
+            // The last pace's buffers are released by now: the sensor can watch for motion itself.
             if !first, source.readInterval > 0, MonotonicClock.now() >= holdUntil {
-                part.confirmPolledGyro()
-                var end = events.watchWhileStill(takeOne: reader.takeOne)
-                if case .unavailable = end { end = HysteresisWatch(part: part).watchWhileStill() }
+                sensor.confirmPolledGyro()
+                var end = motionEvent.runWhileStill(takeOne: reader.takeOne)
+                if case .unavailable = end { end = HysteresisStill(sensor: sensor).runWhileStill(takeOne: sensor.takePolled) }
                 switch end {
                 case .moved:
                     holdUntil = MonotonicClock.now() + source.configuration.motionHold
@@ -62,7 +62,7 @@ final class BufferedCapture {
             let still = source.readInterval > 0 && MonotonicClock.now() >= holdUntil
             let pace = self.pace(still: still)
             if !first {
-                part.setFrequencies(pace.hz)
+                sensor.setFrequencies(pace.hz)
                 Log.write(.debug, "\(accel.id): the device \(still ? "is still" : "moves"): reading it at \(FrequencyPlan.text(pace.hz)) Hz, \(pace.batch == 1 ? "one sample" : "\(pace.batch) samples") per wake-up")
             }
             let streams: BatchReader.Streams
@@ -89,27 +89,27 @@ final class BufferedCapture {
     /// Whether a separate gyroscope is read through its own buffer: when it has one that can run; otherwise it
     /// is polled, where its raw reads are fast enough.
     private func prepareGyroscope() -> Bool {
-        guard let gyro = part.gyro, let gyroDev = part.gyroDev, let files = part.gyroFiles else { return false }
-        let buffered = gyro.plan.mode == .buffered && !PartSettings.bufferRuns(gyro.id)
+        guard let gyro = sensor.gyro, let gyroDev = sensor.gyroDev, let files = sensor.gyroFiles else { return false }
+        let buffered = gyro.plan.mode == .buffered && !SensorSettings.bufferRuns(gyro.id)
             && attach(gyro.trigger, to: gyroDev, gyro.id, files: files)
-        if !buffered { part.checkPolledGyro() }
+        if !buffered { sensor.checkPolledGyro() }
         return buffered
     }
 
     /// The pace for the policy's current read interval: at the full rate, the configured frequency, batched to
-    /// wake about once every `movingWakeInterval` (one sample at 50 Hz); while still, the lowest frequency the part offers at or above the policy's read rate
+    /// wake about once every `movingWakeInterval` (one sample at 50 Hz); while still, the lowest frequency the sensor offers at or above the policy's read rate
     /// (and at least two samples per wake-up), batched to wake about once every `stillWakeInterval`.
     private func pace(still: Bool) -> Pace {
-        let accel = part.accel
-        let full = accel.frequency?.chosen ?? part.rate
-        let interval = part.source.readInterval
-        var hz = full, wake = part.source.configuration.movingWakeInterval
+        let accel = sensor.accel
+        let full = accel.frequency?.chosen ?? sensor.rate
+        let interval = sensor.source.readInterval
+        var hz = full, wake = sensor.source.configuration.movingWakeInterval
         if still, interval > 0 {
-            wake = part.source.configuration.stillWakeInterval
+            wake = sensor.source.configuration.stillWakeInterval
             hz = min(full, accel.frequency?.value(atLeast: max(1 / interval, 2 / wake)) ?? full)
         }
         var batch = max(1, Int((hz * wake).rounded(.down)))
-        for limit in [accel.batchLimit, part.gyroFiles == nil ? nil : part.gyro?.batchLimit] {
+        for limit in [accel.batchLimit, sensor.gyroFiles == nil ? nil : sensor.gyro?.batchLimit] {
             if let limit { batch = min(batch, limit) }
         }
         return Pace(hz: hz, batch: batch)
@@ -118,50 +118,50 @@ final class BufferedCapture {
     /// Attaches `trigger` to `device` unless it is attached already; false when the driver refused it.
     private func attach(_ trigger: String?, to device: OpaquePointer, _ id: String, files: DeviceFiles) -> Bool {
         guard let trigger, files.read("trigger/current_trigger") != trigger else { return true }
-        return part.settings.write(device, id, "trigger/current_trigger", trigger,
+        return sensor.settings.write(device, id, "trigger/current_trigger", trigger,
                                    purpose: "so its buffer cannot run; polling instead")
     }
 
     /// The separate gyroscope's sampling frequency at `pace`: the choice nearest the accelerometer's from above
     /// (cros-ec gyroscopes go no lower than 25 Hz).
-    static func gyroRate(_ part: CapturedPart, _ pace: Pace) -> Double {
-        guard let gyro = part.gyro, !part.gyroOnAccelDevice else { return pace.hz }
+    static func gyroRate(_ sensor: CapturedSensor, _ pace: Pace) -> Double {
+        guard let gyro = sensor.gyro, !sensor.gyroOnAccelDevice else { return pace.hz }
         return gyro.frequency?.value(atLeast: pace.hz) ?? pace.hz
     }
 
     /// Enables the buffers: the accelerometer's (with its own gyroscope's channels), and a separate gyroscope's.
     private func open(_ pace: Pace, still: Bool, gyroBuffered: Bool) -> Result<BatchReader.Streams, SensorCapture.Outcome> {
-        let accel = part.accel, dev = part.dev
+        let accel = sensor.accel, dev = sensor.dev
         let batch = pace.batch
-        var channels = part.accelChannels
-        if part.gyroOnAccelDevice, part.gyro != nil { channels += part.gyroChannels }
-        part.rememberBuffer(dev, accel.id, channels, timestamp: accel.hasTimestamp)
+        var channels = sensor.accelChannels
+        if sensor.gyroOnAccelDevice, sensor.gyro != nil { channels += sensor.gyroChannels }
+        sensor.rememberBuffer(dev, accel.id, channels, timestamp: accel.hasTimestamp)
         let accelStream: BufferStream
         do {
-            accelStream = try BufferStream(device: dev, files: part.accelFiles, channels: channels,
+            accelStream = try BufferStream(device: dev, files: sensor.accelFiles, channels: channels,
                                            timestamp: accel.hasTimestamp ? IIOContext.inputChannel(dev, "timestamp") : nil,
                                            batch: batch)
         } catch {
             return .failure(refused(accel.id, error, enabled: channels))
         }
-        guard gyroBuffered, let gyro = part.gyro, let gyroDev = part.gyroDev, let gyroFiles = part.gyroFiles else {
+        guard gyroBuffered, let gyro = sensor.gyro, let gyroDev = sensor.gyroDev, let gyroFiles = sensor.gyroFiles else {
             return .success(BatchReader.Streams(accel: accelStream, gyro: nil))
         }
-        part.rememberBuffer(gyroDev, gyro.id, part.gyroChannels, timestamp: gyro.hasTimestamp)
+        sensor.rememberBuffer(gyroDev, gyro.id, sensor.gyroChannels, timestamp: gyro.hasTimestamp)
         do {
             // While still, the same time per batch as the accelerometer's: it is drained with the accelerometer's
             // batches. While the device moves, a third of it: an accelerometer sample waits for the gyroscope's
             // batch that covers it, and the two devices' batches do not start together, so with batches of the
             // same length a sample could wait a whole batch period more than its own.
             let share = still ? 1.0 : 1.0 / 3
-            let gyroBatch = max(1, Int((Self.gyroRate(part, pace) * Double(batch) / pace.hz * share).rounded()))
-            let gyroStream = try BufferStream(device: gyroDev, files: gyroFiles, channels: part.gyroChannels,
+            let gyroBatch = max(1, Int((Self.gyroRate(sensor, pace) * Double(batch) / pace.hz * share).rounded()))
+            let gyroStream = try BufferStream(device: gyroDev, files: gyroFiles, channels: sensor.gyroChannels,
                                               timestamp: gyro.hasTimestamp ? IIOContext.inputChannel(gyroDev, "timestamp") : nil,
                                               batch: gyroBatch, blocking: false)
             return .success(BatchReader.Streams(accel: accelStream, gyro: gyroStream))
         } catch {
             Log.once(.warning, "\(SensorError.buffer(device: gyro.id, operation: "enable", errno: error)); rotations are decided from the accelerometer alone")
-            part.gyro = nil
+            sensor.gyro = nil
             return .success(BatchReader.Streams(accel: accelStream, gyro: nil))
         }
     }
@@ -170,7 +170,7 @@ final class BufferedCapture {
     /// usually readable by everyone), or a refusal that polling works around.
     private func refused(_ id: String, _ e: Errno, enabled: [OpaquePointer]) -> SensorCapture.Outcome {
         if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
-        let rate = part.rate
+        let rate = sensor.rate
         if e == .permissionDenied || e == .notPermitted {
             // Enabling a buffer writes its sysfs controls and opens /dev/iio:deviceN; libiio only says EACCES:
             // name the file it was refused.

@@ -5,7 +5,7 @@
 /// The kernel lets one process at a time hold `/dev/iio:deviceN` (`iio_chrdev_open`: EBUSY), and most drivers
 /// refuse raw reads while the buffer runs (`iio_device_claim_direct_mode`, or a test of `iio_buffer_enabled`, in
 /// their `read_raw`: bmc150, kxcjk-1013, mxc4005, stk8312, stk8ba50, st_accel, inv_mpu6050, bmi323, st_lsm6dsx,
-/// mma8452 among the parts tablets ship). On a desktop, iio-sensor-proxy polls such parts' `in_accel_*_raw` every
+/// mma8452 among the sensors tablets ship). On a desktop, iio-sensor-proxy polls such sensors' `in_accel_*_raw` every
 /// 700 ms, and reads a HID sensor hub through its buffer, opening the node on every tick; rot8 and scripts poll the
 /// raw attributes too. So the buffer is used only where that refuses nobody. A gyroscope on a device of its own
 /// (st_lsm6dsx, bmg160) has no such neighbour: iio-sensor-proxy reads no gyroscope, and pollers read the

@@ -1,13 +1,13 @@
 /// When the sample being delivered passed each stage of the capture, on CLOCK_MONOTONIC: the live path's
 /// stages before the engine, for a latency budget (`rotationd --verbose` logs them with each change).
 ///
-/// The stages follow one sample: the part measured it (`measured`), the kernel let it be read (`readable`: a
+/// The stages follow one sample: the sensor measured it (`measured`), the kernel let it be read (`readable`: a
 /// buffered sample waits for the batch it belongs to), the sensor thread woke for it (`woke`), the read
 /// returned (`read`), and the decoded sample went to the source's owner (`delivered`). A polled sample is
 /// measured and readable when its read was due, so its wake-up is the timer's lateness and its read the time
 /// the driver took.
 public struct DeliveryTiming: Sendable, Equatable {
-    /// When the part measured the sample: its buffer timestamp, or the time its raw read was due.
+    /// When the sensor measured the sample: its buffer timestamp, or the time its raw read was due.
     public var measured: Double
     /// When the kernel let it be read: the timestamp of the last scan of its batch (the one that filled it).
     public var readable: Double

@@ -13,7 +13,7 @@ import RotationSystem
 /// what waits in it, without blocking, and takes the reading nearest its time (`GyroscopeReadings`). Owned by the
 /// sensor thread.
 final class GyroscopeBuffer {
-    private let part: CapturedPart
+    private let sensor: CapturedSensor
     private let gyro: SensorDescription
     private let device: OpaquePointer
     private let files: DeviceFiles
@@ -25,37 +25,37 @@ final class GyroscopeBuffer {
     private var opened = 0.0
     private var lastScan = -Double.infinity
 
-    /// The buffer of the part's separate gyroscope, where its plan holds one and no other program runs it; nil
+    /// The buffer of the sensor's separate gyroscope, where its plan holds one and no other program runs it; nil
     /// otherwise (the gyroscope is then polled where its reads are fast enough).
-    init?(part: CapturedPart) {
-        guard let gyro = part.gyro, !part.gyroOnAccelDevice, let device = part.gyroDev, let files = part.gyroFiles,
-              gyro.plan.mode == .buffered, !PartSettings.bufferRuns(gyro.id) else { return nil }
-        self.part = part
+    init?(sensor: CapturedSensor) {
+        guard let gyro = sensor.gyro, !sensor.gyroOnAccelDevice, let device = sensor.gyroDev, let files = sensor.gyroFiles,
+              gyro.plan.mode == .buffered, !SensorSettings.bufferRuns(gyro.id) else { return nil }
+        self.sensor = sensor
         self.gyro = gyro
         self.device = device
         self.files = files
-        part.settings.remember(device, gyro.id, "buffer/length")
-        part.settings.remember(device, gyro.id, "buffer/watermark")
+        sensor.settings.remember(device, gyro.id, "buffer/length")
+        sensor.settings.remember(device, gyro.id, "buffer/watermark")
     }
 
     /// Whether the buffer runs now.
     var isOpen: Bool { stream != nil }
 
     /// The gyroscope's sampling frequency, as set for the configured rate.
-    private var hz: Double { gyro.frequency?.value(atLeast: part.rate) ?? part.rate }
+    private var hz: Double { gyro.frequency?.value(atLeast: sensor.rate) ?? sensor.rate }
 
     /// Enables the buffer, one scan per interrupt (a sample waits for no batch); false when the driver refused it
     /// (said once: another program holds the node, EBUSY), and the gyroscope is then polled from this capture on.
     @discardableResult
     func open() -> Bool {
-        guard stream == nil, part.gyro != nil else { return stream != nil }
+        guard stream == nil, sensor.gyro != nil else { return stream != nil }
         if let trigger = gyro.trigger, files.read("trigger/current_trigger") != trigger,
-           !part.settings.write(device, gyro.id, "trigger/current_trigger", trigger, purpose: "so its buffer cannot run; polling it instead") {
+           !sensor.settings.write(device, gyro.id, "trigger/current_trigger", trigger, purpose: "so its buffer cannot run; polling it instead") {
             return false
         }
-        part.rememberBuffer(device, gyro.id, part.gyroChannels, timestamp: gyro.hasTimestamp)
+        sensor.rememberBuffer(device, gyro.id, sensor.gyroChannels, timestamp: gyro.hasTimestamp)
         do {
-            let s = try BufferStream(device: device, files: files, channels: part.gyroChannels,
+            let s = try BufferStream(device: device, files: files, channels: sensor.gyroChannels,
                                      timestamp: gyro.hasTimestamp ? IIOContext.inputChannel(device, "timestamp") : nil,
                                      batch: 1, blocking: false)
             s.clockOffset = clockOffset
@@ -83,7 +83,7 @@ final class GyroscopeBuffer {
         let now = MonotonicClock.now()
         if let stream { drain(stream, now) }
         readings.trim(now)
-        let window = 2 * max(1 / part.rate, 1 / hz)
+        let window = 2 * max(1 / sensor.rate, 1 / hz)
         return readings.reading(at: now, acceleration: acceleration, within: window) ?? readings.standIn(for: acceleration)
     }
 
@@ -99,7 +99,7 @@ final class GyroscopeBuffer {
             lastScan = now
             readings.append(stream, bytes: n, hz: hz, calibration: gyro.calibration)
         }
-        let silence = part.source.configuration.bufferSilence
+        let silence = sensor.source.configuration.bufferSilence
         if now - max(opened, lastScan) > silence {
             drop("\(gyro.id): the gyroscope's buffer \(lastScan > opened ? "went silent" : "delivered nothing") for \(Int((silence * 1000).rounded())) ms")
         }
@@ -109,6 +109,6 @@ final class GyroscopeBuffer {
     private func drop(_ why: String) {
         Log.once(.warning, "\(why); rotations are decided from the accelerometer alone")
         stream = nil
-        part.gyro = nil
+        sensor.gyro = nil
     }
 }

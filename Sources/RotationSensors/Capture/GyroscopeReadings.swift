@@ -9,7 +9,7 @@ import RotationSystem
 /// accelerometer, `GyroscopeBuffer` beside a polled one. A plain value, owned by the sensor thread.
 struct GyroscopeReadings {
     /// How far the accelerometer's direction may have moved from where a gyroscope reading last matched for the
-    /// latest reading to stand in for a missing one: farther than a still part's noise.
+    /// latest reading to stand in for a missing one: farther than a still sensor's noise.
     static let standInAngle = 5.0
 
     /// The readings, in time order (CLOCK_MONOTONIC, s; rad/s in the device frame).

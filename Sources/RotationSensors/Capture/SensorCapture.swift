@@ -3,18 +3,18 @@ import CIIO
 import RotationEngine
 
 /// One capture from an opened accelerometer (and gyroscope) until it stops, fails or the device goes away: the
-/// one place that chooses how the part is read.
+/// one place that chooses how the sensor is read.
 ///
 /// Runs on the `SensorSource` thread and owns nothing beyond that run: the context belongs to the session.
-/// The modes, each a type of its own, share the part (`CapturedPart`):
+/// The modes, each a type of its own, share the sensor (`CapturedSensor`):
 /// - `BufferedCapture`: the buffer, read in batches (`BatchReader`) at a pace that follows the sampling policy;
 /// - `PolledCapture`: the raw attributes at the configured rate, where holding the buffer would refuse another
 ///   reader of the device (`CapturePlan`), or the buffer cannot run;
-/// - while still, in either: `EventWatch` (the part's motion event armed, nothing read until it fires) where
-///   the driver offers one, `AxisGlance` (one axis per read interval) for a polled part whose raw reads sleep in
+/// - while still, in either: `MotionEventStill` (the sensor's motion event armed, nothing read until it fires) where
+///   the driver offers one, `AxisGlanceStill` (one axis per read interval) for a polled sensor whose raw reads sleep in
 ///   the driver, else a read (or a batch) at the still pace.
 ///
-/// Everything written is put back when the capture ends (`PartSettings`).
+/// Everything written is put back when the capture ends (`SensorSettings`).
 final class SensorCapture {
     /// How a capture (or a discovery) ended.
     enum Outcome: Error {
@@ -34,20 +34,20 @@ final class SensorCapture {
         case moved
         /// The capture ends.
         case ended(Outcome)
-        /// The part cannot watch for motion: read it at the still pace.
+        /// The sensor cannot watch for motion: read it at the still pace.
         case unavailable
     }
 
-    private let part: CapturedPart
-    private let events: EventWatch
+    private let sensor: CapturedSensor
+    private let motionEvent: MotionEventStill
 
     init(source: SensorSource, context: IIOContext, device: OpaquePointer, accelerometer: SensorDescription,
-         gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?, base: BasePanel?, hinge: HingeSensor?) {
-        let settings = PartSettings(journal: SettingsJournal.directory.map { SettingsJournal(directory: $0) })
-        part = CapturedPart(source: source, context: context, device: device, accelerometer: accelerometer,
+         gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?, base: BaseSensor?, hinge: HingeSensor?) {
+        let settings = SensorSettings(journal: SettingsJournal.directory.map { SettingsJournal(directory: $0) })
+        sensor = CapturedSensor(source: source, context: context, device: device, accelerometer: accelerometer,
                             gyroscope: gyroscope, gyroscopeDevice: gyroscopeDevice, base: base, hinge: hinge,
                             settings: settings)
-        events = EventWatch(part: part)
+        motionEvent = MotionEventStill(sensor: sensor)
     }
 
     /// Captures until the capture ends, in the mode the sensor's `CapturePlan` chose; every setting is put back
@@ -56,16 +56,16 @@ final class SensorCapture {
         defer {
             // Disarmed first: a driver that refuses threshold writes while its event is enabled would refuse
             // putting the threshold back.
-            events.disarm()
-            part.settings.restore()
+            motionEvent.disarm()
+            sensor.settings.restore()
         }
-        let accel = part.accel
-        // Nothing is written to a device whose buffer another program runs (`PartSettings`).
-        part.setFrequencies(accel.frequency?.chosen ?? part.rate)
+        let accel = sensor.accel
+        // Nothing is written to a device whose buffer another program runs (`SensorSettings`).
+        sensor.setFrequencies(accel.frequency?.chosen ?? sensor.rate)
         if accel.plan.mode == .buffered {
-            let outcome = BufferedCapture(part: part, events: events).run()
+            let outcome = BufferedCapture(sensor: sensor, motionEvent: motionEvent).run()
             if case .fallBack = outcome {} else { return outcome }
         }
-        return PolledCapture(part: part, events: events).run()
+        return PolledCapture(sensor: sensor, motionEvent: motionEvent).run()
     }
 }

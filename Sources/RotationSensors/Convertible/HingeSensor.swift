@@ -8,8 +8,8 @@
 
 import RotationSystem
 final class HingeSensor {
-    /// Seconds between reads: the base's (`BasePanel.interval`), as both follow the same fold.
-    static let interval = BasePanel.interval
+    /// Seconds between reads: the base's (`BaseSensor.interval`), as both follow the same fold.
+    static let interval = BaseSensor.interval
 
     /// The sensor, as discovery found it.
     let sensor: HingeDescription

@@ -8,7 +8,7 @@ import RotationSystem
 ///
 /// Nothing is grabbed, so the compositor and libinput see every event as before. A capture polls `descriptor`
 /// beside its own while it sleeps, so a switch that changes while the display is still is read at once
-/// (`CapturedPart.readSwitch`). A node that cannot be opened is logged once with the fix and left out; one that
+/// (`CapturedSensor.readSwitch`). A node that cannot be opened is logged once with the fix and left out; one that
 /// goes away (ENODEV, or udev says it was removed) is closed, and one registered while the capture runs
 /// (intel-vbtn registers its switch at the firmware's first switch event) is opened: udev's input events wake
 /// the same descriptor, so that costs nothing while no device comes or goes. Owned by the sensor thread.

@@ -57,7 +57,7 @@ public struct SensorDescription: Sendable, Hashable {
     public var calibration: SensorCalibration
     /// Buffered or polled.
     public var capture: CaptureMode
-    /// Why the part is polled although its channels are scan elements, or nil.
+    /// Why the sensor is polled although its channels are scan elements, or nil.
     public var pollingReason: String?
     /// The trigger attached in buffered mode: the device's own (the trigger whose parent is the device's
     /// parent), or the one an administrator attached; nil for a buffer that needs none.
@@ -73,8 +73,8 @@ public struct SensorDescription: Sendable, Hashable {
     /// The accelerometer's motion event (`MotionEventDriver`): the driver and the file that enables it, such as
     /// `bmc150-accel (events/in_accel_x_roc_either_en)`; nil when it has none.
     public var motionEvent: String?
-    /// The hysteresis a HID sensor hub is asked for while the device is still (`HysteresisWatch`), as written to
-    /// `in_accel_hysteresis`; nil when the part has no such attribute or its unit is unknown.
+    /// The hysteresis a HID sensor hub is asked for while the device is still (`HysteresisStill`), as written to
+    /// `in_accel_hysteresis`; nil when the sensor has no such attribute or its unit is unknown.
     public var hysteresis: String? = nil
     /// Whether the buffer was found enabled by another program when the device was discovered (after any
     /// buffer rotationd itself had left enabled was put back: `SettingsJournal`).
@@ -125,7 +125,7 @@ public struct SensorDescription: Sendable, Hashable {
                             : "not used: the driver registered no trigger or buffer, so the part's interrupt line is not wired up and the event cannot fire"))
         }
         if let hysteresis {
-            lines.append("  hysteresis: \(HysteresisWatch.file) set to \(hysteresis) (\(HysteresisWatch.share) g) while the device is still, when the part is read through its buffer: a hub that honours it then reports only a change, and rotationd sleeps; one that ignores it is read at the still pace")
+            lines.append("  hysteresis: \(HysteresisStill.file) set to \(hysteresis) (\(HysteresisStill.share) g) while the device is still, when the part is read through its buffer: a hub that honours it then reports only a change, and rotationd sleeps; one that ignores it is read at the still pace")
         }
         return lines.joined(separator: "\n")
     }

@@ -28,7 +28,7 @@ public struct SensorInventory: Sendable {
 
     /// The accelerometer fed to the engine: the first one in the display.
     public var display: SensorDescription? { accelerometers.first { $0.location == .display } }
-    /// The base accelerometer of a convertible, read beside the display one for the posture (`BasePanel`).
+    /// The base accelerometer of a convertible, read beside the display one for the posture (`BaseSensor`).
     public var base: SensorDescription? { accelerometers.first { $0.location == .base } }
     /// The hinge sensor read for the posture, trusted before the accelerometers (`HingeSensor`): the first one.
     public var hinge: HingeDescription? { hinges.first }
@@ -158,13 +158,13 @@ public enum SensorDiscovery {
                                  batchLimit: files.read("buffer/hwfifo_watermark_max").flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil },
                                  hasTimestamp: files.has("scan_elements/in_timestamp_en"),
                                  motionEvent: kind == .accelerometer ? MotionEventDriver.matching(files).map { "\($0.driver) (events/\($0.enable[0]))" } : nil,
-                                 hysteresis: kind == .accelerometer ? HysteresisWatch.band(files: files, scale: scale[0]) : nil,
+                                 hysteresis: kind == .accelerometer ? HysteresisStill.band(files: files, scale: scale[0]) : nil,
                                  bufferEnabled: files.read("buffer/enable") == "1",
                                  sensorProxyType: udev.property("IIO_SENSOR_PROXY_TYPE", device: id),
                                  hasRaw: axes.allSatisfy { files.locate("raw", type: prefix, axis: $0) != nil })
     }
 
-    /// The trigger a buffered capture attaches, or why the part cannot be captured through its buffer.
+    /// The trigger a buffered capture attaches, or why the sensor cannot be captured through its buffer.
     ///
     /// A device without `trigger/current_trigger` has a buffer that needs no trigger (a hardware FIFO or the
     /// EC's sensor FIFO feeding a kfifo: st_lsm6dsx, cros-ec). Otherwise the device's own trigger is the one
@@ -172,8 +172,8 @@ public enum SensorDiscovery {
     /// called it (`accel_3d-dev0`, `lis2dh12-accel-trigger`, `bmi323-imu-trig-1`); of several (bmc150 and
     /// kxcjk-1013 add an any-motion trigger, which fires only while the device moves), the one attached, else
     /// the one that is not a motion trigger. A trigger an administrator attached (an hrtimer) is kept when the
-    /// device has none of its own. With neither, the driver registered no trigger because the part's interrupt
-    /// line is not wired up, and a triggered-only buffer cannot be enabled (EINVAL): the part is polled.
+    /// device has none of its own. With neither, the driver registered no trigger because the sensor's interrupt
+    /// line is not wired up, and a triggered-only buffer cannot be enabled (EINVAL): the sensor is polled.
     static func triggerChoice(_ files: DeviceFiles, context ctx: IIOContext) -> (trigger: String?, pollingReason: String?) {
         guard files.has("trigger/current_trigger") else { return (nil, nil) }
         let current = files.read("trigger/current_trigger") ?? ""

@@ -60,7 +60,7 @@ struct MotionEventDriver: Sendable, Hashable {
     static func == (a: MotionEventDriver, b: MotionEventDriver) -> Bool { a.driver == b.driver }
     func hash(into h: inout Hasher) { h.combine(driver) }
 
-    /// Every file the entry reads or writes under `events/`, thresholds and periods first: `PartSettings`
+    /// Every file the entry reads or writes under `events/`, thresholds and periods first: `SensorSettings`
     /// writes them back in that order, before the enables.
     var files: [String] { value + (period?.files ?? []) + enable }
 
@@ -91,8 +91,8 @@ struct MotionEventDriver: Sendable, Hashable {
             quirks: [.valueRefusedWhileEnabled]),
         // Wake-up function (WUF): the change on any axis above WAKEUP_THRESHOLD for wake_dur counts. One state
         // behind the three enables; a threshold write while enabled is EBUSY, and enabling writes the stored
-        // threshold to the part (kxcjk1013_setup_any_motion_interrupt). The threshold counts 1/16 g whatever the
-        // range (the parts' data sheets: 16 counts per g).
+        // threshold to the sensor (kxcjk1013_setup_any_motion_interrupt). The threshold counts 1/16 g whatever the
+        // range (the sensors' data sheets: 16 counts per g).
         MotionEventDriver(
             driver: "kxcjk-1013",
             source: "drivers/iio/accel/kxcjk-1013.c: kxcjk1013_event, kxcjk1013_write_event, kxcjk1013_write_event_config",
@@ -112,7 +112,7 @@ struct MotionEventDriver: Sendable, Hashable {
             unit: .fullScale(divisor: 64), integer: true, range: 1...31, eventType: IIO_EV_TYPE_THRESH.rawValue,
             quirks: [.bufferDisablePowersOff]),
         // Wake-on-motion (MPU-6500 and later, kernel 6.10): one event channel `x|y|z`, the threshold in m/s² per
-        // second, turned into the part's 4 mg steps at the current rate (inv_mpu6050_convert_roc_to_wom). It
+        // second, turned into the sensor's 4 mg steps at the current rate (inv_mpu6050_convert_roc_to_wom). It
         // starts at 0, which fires on any change: it is written before enabling.
         MotionEventDriver(
             driver: "inv_mpu6050",

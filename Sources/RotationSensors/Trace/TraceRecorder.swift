@@ -43,7 +43,7 @@ public final class TraceRecorder: @unchecked Sendable {
     deinit { close(out.fd) }
 
     /// How long the first samples are held to learn the columns, s of the samples' own time: five of the base's
-    /// and a hinge sensor's reads (`BasePanel.interval`).
+    /// and a hinge sensor's reads (`BaseSensor.interval`).
     public static let headerWait = 0.5
 
     /// Appends one sample (the first ones once the header is known).

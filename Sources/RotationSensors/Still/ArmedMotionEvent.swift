@@ -5,13 +5,13 @@ import RotationSystem
 /// An accelerometer watching for motion itself while the device is still: its motion event armed with a
 /// threshold (`MotionEventDriver`), its event descriptor open, and nothing read until the event fires.
 ///
-/// Every write goes through the capture's `PartSettings`, which puts each file back when the capture ends;
+/// Every write goes through the capture's `SensorSettings`, which puts each file back when the capture ends;
 /// `disarm()` must come first (a driver that refuses threshold writes while enabled would refuse the put-back).
 /// Owned by the sensor thread.
-final class MotionWatch {
+final class ArmedMotionEvent {
     /// How a wait ended.
     enum Wake {
-        /// The part reported motion.
+        /// The sensor reported motion.
         case motion
         /// The safety interval passed without an event.
         case timeout
@@ -33,12 +33,12 @@ final class MotionWatch {
     let stream: MotionEventStream
     private let dev: OpaquePointer
     private let id: String
-    private let settings: PartSettings
+    private let settings: SensorSettings
     /// Whether the enables are written 1.
     private(set) var armed = false
 
     /// Watches `dev` (`id`) with `driver`'s files through `stream`.
-    init(driver: MotionEventDriver, stream: MotionEventStream, device dev: OpaquePointer, id: String, settings: PartSettings) {
+    init(driver: MotionEventDriver, stream: MotionEventStream, device dev: OpaquePointer, id: String, settings: SensorSettings) {
         self.driver = driver
         self.stream = stream
         self.dev = dev
@@ -46,7 +46,7 @@ final class MotionWatch {
         self.settings = settings
     }
 
-    /// The files as `PartSettings` knows them: under `events/`.
+    /// The files as `SensorSettings` knows them: under `events/`.
     private func path(_ file: String) -> String { "events/" + file }
 
     private func write(_ files: [String], _ text: String) -> Bool {
@@ -57,7 +57,7 @@ final class MotionWatch {
     }
 
     /// Arms the event with `threshold` (the driver's text), in the order the driver's quirks ask for, and drops
-    /// any event left from before; false when the driver refused a write (logged once by `PartSettings`).
+    /// any event left from before; false when the driver refused a write (logged once by `SensorSettings`).
     func arm(threshold: String) -> Bool {
         // Thresholds and periods are recorded before the enables, so they go back first, while disarmed.
         for file in driver.files { settings.remember(dev, id, path(file)) }
@@ -82,7 +82,7 @@ final class MotionWatch {
     }
 
     /// Waits for a motion event, at most `seconds`, or until `wake` (the source's stop descriptor), `resume`
-    /// (`WakeWatch`'s), `switches` (`SensorSource.switchDescriptor`) or `base` (`BaseMotion.descriptor`, −1 for
+    /// (`ResumeDetector`'s), `switches` (`SensorSource.switchDescriptor`) or `base` (`BaseMotion.descriptor`, −1 for
     /// none) is readable. Events of another kind (another channel or event type) are read and ignored.
     func wait(seconds: Double, wake: Int32, resume: Int32, switches: Int32, base: Int32 = -1) -> Wake {
         let deadline = MonotonicClock.now() + seconds
@@ -116,7 +116,7 @@ final class MotionWatch {
 }
 
 extension MotionEventDriver {
-    /// The threshold text for `perSecond` m/s² per second sampled at `hz` on the part whose files are `files` and
+    /// The threshold text for `perSecond` m/s² per second sampled at `hz` on the sensor whose files are `files` and
     /// whose `in_accel_scale` is `scale`: its resolution from the x scan element's type, and the step the unit's
     /// file gives, read from there (`threshold(perSecond:hz:scale:bits:step:)`).
     func threshold(perSecond: Double, hz: Double, scale: Double, files: DeviceFiles) -> String? {

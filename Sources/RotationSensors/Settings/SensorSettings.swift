@@ -3,7 +3,7 @@ import CIIO
 import RotationSystem
 
 /// The attributes a capture changes on its devices, written through libiio, and put back as they were found
-/// when the capture ends, however it ends: a part must never be left at a rate, a batch size or a trigger
+/// when the capture ends, however it ends: a sensor must never be left at a rate, a batch size or a trigger
 /// nobody asked it for.
 ///
 /// Each value is recorded in the process's `SettingsJournal` before it is first changed, so that a capture after
@@ -13,7 +13,7 @@ import RotationSystem
 /// A refused write is taken as the driver means it and not retried: EINVAL (a value outside the driver's table)
 /// keeps the driver's value and is logged once; EBUSY and a permission error are logged once with their cause.
 /// Owned by the sensor thread.
-final class PartSettings {
+final class SensorSettings {
     private struct Saved {
         var device: OpaquePointer
         var id: String
@@ -57,7 +57,7 @@ final class PartSettings {
     func write(_ device: OpaquePointer, _ id: String, _ file: String, _ value: String, purpose: String) -> Bool {
         let key = "\(id)/\(file)=\(value)"
         if refused.contains(key) { return false }
-        if PartSettings.bufferRuns(id) {
+        if SensorSettings.bufferRuns(id) {
             Log.once(.info, "\(id): not writing \(file): another program's buffer runs on the device (\(SensorError.sysfsPath(id, "buffer/enable")) reads 1), and its settings are that program's; \(purpose)")
             return false
         }
@@ -84,7 +84,7 @@ final class PartSettings {
     func restore() {
         for s in saved {
             guard let now = try? TextFile.read(SensorError.sysfsPath(s.id, s.file)), now.trimmedSysfs != s.value else { continue }
-            if PartSettings.bufferRuns(s.id) {
+            if SensorSettings.bufferRuns(s.id) {
                 Log.once(.warning, "\(s.id): \(s.file) not put back to \"\(s.value)\": another program enabled the device's buffer meanwhile, and nothing is written while it runs")
                 continue
             }

@@ -4,16 +4,17 @@ import RotationSystem
 
 /// Follows the cameras as they come and go: one look at start-up, then one for each udev event.
 ///
-/// `start(onChange:)` starts a thread of its own (a `UDevFollower`) that enumerates the `video4linux` devices,
-/// reports the inventory, and then sleeps until udev announces a `video4linux`, USB or media device being added,
-/// changed or removed (or to stop): no timer, so an unchanging system costs nothing. Each wake-up describes the devices named in the events again (all of
-/// them after a USB device arrives; none of those below a USB device that left), reads the media graphs
-/// again when there are camera sensors, and reports the inventory when it differs from the last one reported.
+/// `start(onChange:)` starts a thread of its own (a `UDevFollower`) that enumerates the `video4linux` devices, reports
+/// the inventory, and then sleeps until udev announces a `video4linux`, USB or media device being added, changed or
+/// removed (or to stop): no timer, so an unchanging system costs nothing. Each wake-up describes the devices named in
+/// the events again (all of them after a USB device arrives; none of those below a USB device that left), reads the
+/// media graphs again when there are camera sensors, and reports the inventory when it differs from the last one
+/// reported.
 ///
 /// Threading contract: `onChange` runs on the watcher's thread, one call at a time, first with the
 /// inventory at start-up. `start` and `stop` may be called from any thread but the watcher's own (not from
 /// `onChange`). After `stop()` returns, `onChange` is not called again.
-public final class CameraWatcher: @unchecked Sendable {
+public final class CameraFollower: @unchecked Sendable {
     private let follower = UDevFollower(name: "rotationd-cam", matching: [
         UDevMonitor.Match("video4linux"), UDevMonitor.Match("usb", devtype: "usb_device"), UDevMonitor.Match("media"),
     ])

@@ -10,21 +10,21 @@ import RotationSystem
 ///
 /// The hysteresis is in the units of the hub's readings (`hid_sensor_read_raw_hyst_value` converts the HID
 /// sensitivity with its unit exponent): g when `in_accel_scale` is 9.80665 times a power of ten, m/s² when it
-/// is a power of ten; a part whose scale says neither is not watched this way. A hub that ignores the setting
+/// is a power of ten; a sensor whose scale says neither is not watched this way. A hub that ignores the setting
 /// keeps reporting a still device at its sampling frequency: `ignoredAfter` reports in a row that differ by less
 /// than the hysteresis show it, and the sensor is read at the still pace from then on, as before (logged once;
-/// `PartFindings` remembers it). Not every scan is such a report: the hub answers a raw read of the sensor (a
+/// `SensorFindings` remembers it). Not every scan is such a report: the hub answers a raw read of the sensor (a
 /// switch's change, a fold's or a safety read) with an input report that the driver pushes into the buffer too,
 /// and scans waiting when the buffer is enabled were taken before the hysteresis was in force (`Reports`). The
 /// hysteresis is put back when the watch ends, before the full rate's buffer runs. Owned by the sensor thread.
-struct HysteresisWatch {
-    let part: CapturedPart
+struct HysteresisStill: StillMode {
+    let sensor: CapturedSensor
 
     /// The attribute.
     static let file = "in_accel_hysteresis"
 
     /// The hysteresis asked for, as a share of 1 g: half the sampling policy's widest still band
-    /// (`CapturedPart.movedDeparture`), about 3° of a turn; a hand's tremor (about 0.005 g) stays far below it.
+    /// (`CapturedSensor.movedDeparture`), about 3° of a turn; a hand's tremor (about 0.005 g) stays far below it.
     static let share = 0.05
 
     /// Seconds between safety reads: twice an armed event's `motionSafetyInterval`. A hub's raw read asks the hub
@@ -64,7 +64,7 @@ struct HysteresisWatch {
 
         /// Notes a raw read of the sensor at `now`: the scans of the next `answerTime` may answer it.
         mutating func asked(at now: Double) {
-            answersUntil = now + HysteresisWatch.answerTime
+            answersUntil = now + HysteresisStill.answerTime
         }
 
         /// Takes one scan reading `a` that came at `now` and does not depart from the last pose; whether the
@@ -78,13 +78,13 @@ struct HysteresisWatch {
                 unchanged = 0
                 return false
             }
-            unchanged = now - lastUnchanged <= HysteresisWatch.ignoredGap ? unchanged + 1 : 1
+            unchanged = now - lastUnchanged <= HysteresisStill.ignoredGap ? unchanged + 1 : 1
             lastUnchanged = now
-            return unchanged >= HysteresisWatch.ignoredAfter
+            return unchanged >= HysteresisStill.ignoredAfter
         }
     }
 
-    /// The hysteresis asked for, in the hub's units, as the attribute takes it; nil when the part offers none or
+    /// The hysteresis asked for, in the hub's units, as the attribute takes it; nil when the sensor offers none or
     /// its unit is unknown. Found at discovery (`SensorDescription.hysteresis`) from the directory's listing and
     /// the scale, without reading the attribute: a HID attribute read asks the hub.
     static func band(files: DeviceFiles, scale: Double) -> String? {
@@ -100,45 +100,45 @@ struct HysteresisWatch {
     }
 
     /// While the sampling policy says still: sets the hysteresis and sleeps on the buffer; `.unavailable` when
-    /// the part offers no hysteresis, its unit is unknown, the hub ignores it, or a write is refused.
-    func watchWhileStill() -> SensorCapture.StillEnd {
-        let accel = part.accel, source = part.source
-        guard let band = accel.hysteresis, !source.findings.ignoresHysteresis(part.part),
-              !PartSettings.bufferRuns(accel.id) else { return .unavailable }
-        let settings = part.settings
-        settings.remember(part.dev, accel.id, HysteresisWatch.file)
-        guard let original = settings.original(accel.id, HysteresisWatch.file),
-              settings.write(part.dev, accel.id, HysteresisWatch.file, band,
+    /// the sensor offers no hysteresis, its unit is unknown, the hub ignores it, or a write is refused.
+    func runWhileStill(takeOne: () -> CapturedSensor.Taken) -> SensorCapture.StillEnd {
+        let accel = sensor.accel, source = sensor.source
+        guard let band = accel.hysteresis, !source.findings.ignoresHysteresis(sensor.findingsKey),
+              !SensorSettings.bufferRuns(accel.id) else { return .unavailable }
+        let settings = sensor.settings
+        settings.remember(sensor.dev, accel.id, HysteresisStill.file)
+        guard let original = settings.original(accel.id, HysteresisStill.file),
+              settings.write(sensor.dev, accel.id, HysteresisStill.file, band,
                              purpose: "reading it at the still pace while still") else { return .unavailable }
         defer {
-            settings.write(part.dev, accel.id, HysteresisWatch.file, original, purpose: "its hysteresis stays at \(band)")
+            settings.write(sensor.dev, accel.id, HysteresisStill.file, original, purpose: "its hysteresis stays at \(band)")
         }
-        // The part is at the full rate's frequency: the still spell starts from the full pace.
-        Log.write(.debug, "\(accel.id): the device is still: the hub reports only a change over \(band) (\(HysteresisWatch.file)), reading it every \(FrequencyPlan.text(HysteresisWatch.safetyInterval)) s in case its reports stop")
+        // The sensor is at the full rate's frequency: the still spell starts from the full pace.
+        Log.write(.debug, "\(accel.id): the device is still: the hub reports only a change over \(band) (\(HysteresisStill.file)), reading it every \(FrequencyPlan.text(HysteresisStill.safetyInterval)) s in case its reports stop")
         // The buffer is released when `listen` returns, before the hysteresis is put back: nothing is written to
         // the device while its buffer runs.
-        return listen()
+        return listen(takeOne: takeOne)
     }
 
     /// Enables the accelerometer's buffer, one scan per wake-up, and watches it until the still spell ends.
-    private func listen() -> SensorCapture.StillEnd {
-        let accel = part.accel
-        part.rememberBuffer(part.dev, accel.id, part.accelChannels, timestamp: accel.hasTimestamp)
-        guard let stream = try? BufferStream(device: part.dev, files: part.accelFiles, channels: part.accelChannels,
-                                             timestamp: accel.hasTimestamp ? IIOContext.inputChannel(part.dev, "timestamp") : nil,
+    private func listen(takeOne: () -> CapturedSensor.Taken) -> SensorCapture.StillEnd {
+        let accel = sensor.accel
+        sensor.rememberBuffer(sensor.dev, accel.id, sensor.accelChannels, timestamp: accel.hasTimestamp)
+        guard let stream = try? BufferStream(device: sensor.dev, files: sensor.accelFiles, channels: sensor.accelChannels,
+                                             timestamp: accel.hasTimestamp ? IIOContext.inputChannel(sensor.dev, "timestamp") : nil,
                                              batch: 1) else { return .unavailable }
-        return watch(stream, band: HysteresisWatch.share * 9.80665)
+        return follow(stream, band: HysteresisStill.share * 9.80665, takeOne: takeOne)
     }
 
     /// Sleeps on `stream` until a report shows the device moved, the hub is found to ignore the hysteresis, a
     /// safety read finds the device moved, the system wakes, or the capture stops. `band`: the hysteresis in m/s².
-    private func watch(_ stream: BufferStream, band: Double) -> SensorCapture.StillEnd {
-        let accel = part.accel, source = part.source
+    private func follow(_ stream: BufferStream, band: Double, takeOne: () -> CapturedSensor.Taken) -> SensorCapture.StillEnd {
+        let accel = sensor.accel, source = sensor.source
         if let end = dropWaiting(stream) { return end }
-        var reports = Reports(from: part.lastAcceleration)
-        var deadline = MonotonicClock.now() + HysteresisWatch.safetyInterval
-        // A base or hinge sensor is read every foldReadInterval meanwhile (CapturedPart.foldRead).
-        let foldPace = part.readsFoldWhileStill ? CapturedPart.foldReadInterval : Double.infinity
+        var reports = Reports(from: sensor.lastAcceleration)
+        var deadline = MonotonicClock.now() + HysteresisStill.safetyInterval
+        // A base or hinge sensor is read every foldReadInterval meanwhile (CapturedSensor.foldRead).
+        let foldPace = sensor.readsFoldWhileStill ? CapturedSensor.foldReadInterval : Double.infinity
         var foldDue = MonotonicClock.now() + foldPace
         while true {
             var fds = [pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0),
@@ -149,7 +149,7 @@ struct HysteresisWatch {
             if source.stopRequested { return .ended(.stopped) }
             if source.woke(accel.id, resumeReadable: fds[2].revents != 0) { return .moved }
             if fds[3].revents != 0 {
-                if let error = part.readSwitch(takeOne: part.takePolled) { return .ended(.failed(error)) }
+                if let error = sensor.readSwitch(takeOne: takeOne) { return .ended(.failed(error)) }
                 reports.asked(at: MonotonicClock.now())
             }
             if fds[0].revents != 0 {
@@ -158,7 +158,7 @@ struct HysteresisWatch {
             }
             if MonotonicClock.now() >= foldDue, MonotonicClock.now() < deadline {
                 foldDue = MonotonicClock.now() + foldPace
-                switch part.foldRead(takeOne: part.takePolled) {
+                switch sensor.foldRead(takeOne: takeOne) {
                 case .failed(let error): return .ended(.failed(error))
                 case .moved: return .moved
                 // A sample may have been taken (and skipped), and the hub may answer the base's or the hinge's
@@ -168,8 +168,8 @@ struct HysteresisWatch {
                 continue
             }
             guard MonotonicClock.now() >= deadline else { continue }
-            deadline = MonotonicClock.now() + HysteresisWatch.safetyInterval
-            if let end = safetyRead() { return end }
+            deadline = MonotonicClock.now() + HysteresisStill.safetyInterval
+            if let end = safetyRead(takeOne: takeOne) { return end }
             reports.asked(at: MonotonicClock.now())
         }
     }
@@ -179,7 +179,7 @@ struct HysteresisWatch {
     private func dropWaiting(_ stream: BufferStream) -> SensorCapture.StillEnd? {
         var ready = pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0)
         while poll(&ready, 1, 0) > 0, ready.revents & Int16(POLLIN) != 0 {
-            guard stream.refill() > 0 else { return IIOContext.isPresent(part.accel.id) ? .unavailable : .ended(.failed(.gone(device: part.accel.id))) }
+            guard stream.refill() > 0 else { return IIOContext.isPresent(sensor.accel.id) ? .unavailable : .ended(.failed(.gone(device: sensor.accel.id))) }
         }
         return nil
     }
@@ -187,7 +187,7 @@ struct HysteresisWatch {
     /// Reads one scan from `stream`: delivered when it departs from the last pose (the watch ends), else taken
     /// into `reports`; nil while the watch goes on.
     private func take(_ stream: BufferStream, _ reports: inout Reports, band: Double) -> SensorCapture.StillEnd? {
-        let accel = part.accel, source = part.source
+        let accel = sensor.accel, source = sensor.source
         let woke = MonotonicClock.now()
         let bytes = stream.refill()
         if bytes < 0 {
@@ -195,29 +195,29 @@ struct HysteresisWatch {
             return .unavailable
         }
         var report: (Sample, DeliveryTiming)?
-        part.decodeAccel(stream, bytes: bytes, hz: part.rate, woke: woke, read: MonotonicClock.now()) { report = ($0, $1) }
+        sensor.decodeAccel(stream, bytes: bytes, hz: sensor.rate, woke: woke, read: MonotonicClock.now()) { report = ($0, $1) }
         guard let (sample, timing) = report else { return nil }
-        if part.departs(sample) {
-            part.deliver(sample, timing: timing)
-            Log.write(.debug, "\(accel.id): the hub reported a change: reading it at \(FrequencyPlan.text(part.rate)) Hz")
+        if sensor.departs(sample) {
+            sensor.deliver(sample, timing: timing)
+            Log.write(.debug, "\(accel.id): the hub reported a change: reading it at \(FrequencyPlan.text(sensor.rate)) Hz")
             return source.stopRequested ? .ended(.stopped) : .moved
         }
         guard reports.ignored(sample.acceleration, at: woke, band: band) else { return nil }
-        source.findings.noteIgnoresHysteresis(part.part)
-        Log.once(.info, "\(accel.id) (\(accel.name)): the hub keeps reporting the still device though \(part.accelFiles.path(HysteresisWatch.file)) asks it to report only a larger change: it ignores the hysteresis; reading it at the still pace while still")
+        source.findings.noteIgnoresHysteresis(sensor.findingsKey)
+        Log.once(.info, "\(accel.id) (\(accel.name)): the hub keeps reporting the still device though \(sensor.accelFiles.path(HysteresisStill.file)) asks it to report only a larger change: it ignores the hysteresis; reading it at the still pace while still")
         return .unavailable
     }
 
     /// A read of the raw attributes once every safety interval: nil while it finds the device where it was. One
-    /// that finds it moved with no report shows reports that do not come: delivered, and the part is read at the
+    /// that finds it moved with no report shows reports that do not come: delivered, and the sensor is read at the
     /// still pace while still from then on (logged once).
-    private func safetyRead() -> SensorCapture.StillEnd? {
-        switch part.safetyRead(takeOne: part.takePolled) {
+    private func safetyRead(takeOne: () -> CapturedSensor.Taken) -> SensorCapture.StillEnd? {
+        switch sensor.safetyRead(takeOne: takeOne) {
         case .failed(let error): return .ended(.failed(error))
         case .unmoved: return nil
         case .moved:
-            part.source.findings.noteIgnoresHysteresis(part.part)
-            Log.once(.warning, "\(part.accel.id) (\(part.accel.name)): the device moved and the hub did not report it while \(part.accelFiles.path(HysteresisWatch.file)) was set: reading it at the still pace while still from now on")
+            sensor.source.findings.noteIgnoresHysteresis(sensor.findingsKey)
+            Log.once(.warning, "\(sensor.accel.id) (\(sensor.accel.name)): the device moved and the hub did not report it while \(sensor.accelFiles.path(HysteresisStill.file)) was set: reading it at the still pace while still from now on")
             return .moved
         }
     }

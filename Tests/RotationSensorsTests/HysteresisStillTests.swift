@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// A HID sensor hub while the device is still: one that honours `in_accel_hysteresis` reports nothing until the
-/// device moves (`HysteresisWatch`); one that ignores it is found out and read at the still pace as before.
+/// device moves (`HysteresisStill`); one that ignores it is found out and read at the still pace as before.
 extension DriverZooTests {
     /// The steps checking that every file the sidecar lists under `expect.restore` is put back.
     static func restoreSteps(_ fixture: String) throws -> [Step] {

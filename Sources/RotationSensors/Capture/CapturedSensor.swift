@@ -6,10 +6,10 @@ import RotationSystem
 /// The opened accelerometer (and gyroscope) of one capture, and what every capture mode does with it: raw reads,
 /// sampling frequencies, and handing samples to the source.
 ///
-/// The modes (`PolledCapture`, `BufferedCapture`, and while still `EventWatch` and `AxisGlance`) share one, so
-/// that where the device was last found, what was written to it (`settings`) and what was learned of it carry
-/// over from one mode to the next. Owned by the sensor thread.
-final class CapturedPart {
+/// The modes (`PolledCapture`, `BufferedCapture`, and while still `MotionEventStill` and `AxisGlanceStill`) share one,
+/// so that where the device was last found, what was written to it (`settings`) and what was learned of it carry over
+/// from one mode to the next. Owned by the sensor thread.
+final class CapturedSensor {
     /// One raw reading of three channels.
     enum Reading {
         case value(Vector3)
@@ -33,10 +33,10 @@ final class CapturedPart {
     static let movedDeparture = 0.1
 
     /// How far one axis must read from where it was for a glance (`glance`) to call the device moved: half of
-    /// `movedDeparture`, as the axis glanced at is gravity's larger component, which a turn changes slowly at
-    /// first (by 1 − cos): 0.05 of 1 g is 18° of a quarter turn, 0.1 would be 26°, a third of the way into a turn of
-    /// 0.6 s. The noise of a still part is about a fifth of it. A glance that finds the device moved is followed by
-    /// a full read, which `departs` judges.
+    /// `movedDeparture`, as the axis glanced at is gravity's larger component, which a turn changes slowly at first (by
+    /// 1 − cos): 0.05 of 1 g is 18° of a quarter turn, 0.1 would be 26°, a third of the way into a turn of 0.6 s. The
+    /// noise of a still sensor is about a fifth of it. A glance that finds the device moved is followed by a full read,
+    /// which `departs` judges.
     static let glanceDeparture = 0.05
     /// Seconds between reads of the base and the hinge sensor while the display sleeps on its motion event
     /// (`foldRead`): neither has a motion event that reaches the host, and a fold can turn the base while the
@@ -45,16 +45,16 @@ final class CapturedPart {
     /// Degrees of hinge a `foldRead` must find it moved before it delivers a sample.
     static let hingeDeparture = 5.0
 
-    /// A raw read that takes longer than this slept in the driver: some power the part up for each raw read and
+    /// A raw read that takes longer than this slept in the driver: some power the sensor up for each raw read and
     /// wait for a sample (st_lsm6dsx, a sample period).
     static let slowRawRead = 0.01
 
-    /// How many timed reads must all be slow for a part to count as slow (`quickest`).
+    /// How many timed reads must all be slow for a sensor to count as slow (`quickest`).
     static let slowReadTries = 3
 
     /// How long the quickest of up to `slowReadTries` calls of `read` takes, stopping at the first that takes
     /// `limit` or less: what the driver takes, not a moment the thread waited for a processor or a first read
-    /// faulted its pages in. A read that sleeps in the driver sleeps every time, so a slow part is timed
+    /// faulted its pages in. A read that sleeps in the driver sleeps every time, so a slow sensor is timed
     /// `slowReadTries` times and a quick one, mostly, once.
     static func quickest(within limit: Double, _ read: () -> Void) -> Double {
         var took = Double.infinity
@@ -91,11 +91,11 @@ final class CapturedPart {
     let accelPaths: [String]
     let gyroPaths: [String]
     /// A convertible's base accelerometer, read beside each sample for the posture; nil without one.
-    let base: BasePanel?
+    let base: BaseSensor?
     /// A convertible's hinge sensor, read beside each sample for the posture before the base; nil without one.
     let hinge: HingeSensor?
     /// Every attribute written, put back when the capture ends.
-    let settings: PartSettings
+    let settings: SensorSettings
     /// The time of the last sample delivered.
     private(set) var lastTime = -Double.infinity
     /// The acceleration of the last sample delivered: where the device was when the event was armed.
@@ -117,8 +117,8 @@ final class CapturedPart {
     var interruptUnheard = false
 
     init(source: SensorSource, context: IIOContext, device: OpaquePointer, accelerometer: SensorDescription,
-         gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?, base: BasePanel?, hinge: HingeSensor?,
-         settings: PartSettings) {
+         gyroscope: SensorDescription?, gyroscopeDevice: OpaquePointer?, base: BaseSensor?, hinge: HingeSensor?,
+         settings: SensorSettings) {
         self.source = source
         self.base = base
         self.hinge = hinge
@@ -137,16 +137,16 @@ final class CapturedPart {
         }
         self.accelChannels = accelChannels
         self.gyroChannels = gyroChannels
-        accelPaths = CapturedPart.rawPaths(accelerometer.id, "accel", accelChannels)
-        gyroPaths = gyroscope.map { CapturedPart.rawPaths($0.id, "anglvel", gyroChannels) } ?? []
+        accelPaths = CapturedSensor.rawPaths(accelerometer.id, "accel", accelChannels)
+        gyroPaths = gyroscope.map { CapturedSensor.rawPaths($0.id, "anglvel", gyroChannels) } ?? []
     }
 
     /// The configured sample rate.
     var rate: Double { source.configuration.rate }
     /// Whether the gyroscope's channels are the accelerometer's device's (an IMU).
     var gyroOnAccelDevice: Bool { gyro?.id == accel.id }
-    /// The part, as what is known of its events across captures is filed: "iio:device0 BMA250E".
-    var part: String { "\(accel.id) \(accel.name)" }
+    /// The sensor, as what is known of its events across captures is filed: "iio:device0 BMA250E".
+    var findingsKey: String { "\(accel.id) \(accel.name)" }
 
     // MARK: Sampling frequencies
 
@@ -242,13 +242,13 @@ final class CapturedPart {
     /// `slowReadShare` of a sample period sets the gyroscope aside (`gyroOnTrial`) until `confirmPolledGyro`, so
     /// that the first samples, and the first rotation, wait for no more slow reads.
     ///
-    /// Some drivers power the part up for each raw read and wait for it to settle (st_lsm6dsx sleeps three to
+    /// Some drivers power the sensor up for each raw read and wait for it to settle (st_lsm6dsx sleeps three to
     /// four sample periods, st_accel two per axis) or ask a sensor hub (hid-sensor); read through a buffer,
-    /// the same parts cost nothing per sample (`GyroscopeBuffer`).
+    /// the same sensors cost nothing per sample (`GyroscopeBuffer`).
     func checkPolledGyro() {
         guard let gyro, let path = gyroPaths.first else { return }
-        let limit = CapturedPart.slowReadShare / rate / 3
-        guard CapturedPart.timedRead(path) > limit else { return }
+        let limit = CapturedSensor.slowReadShare / rate / 3
+        guard CapturedSensor.timedRead(path) > limit else { return }
         gyroOnTrial = gyro
         self.gyro = nil
     }
@@ -260,8 +260,8 @@ final class CapturedPart {
     func confirmPolledGyro() {
         guard let trial = gyroOnTrial else { return }
         gyroOnTrial = nil
-        let period = 1 / rate, limit = CapturedPart.slowReadShare * period
-        let took = CapturedPart.quickest(within: limit) { _ = readRaw(trial, gyroPaths) }
+        let period = 1 / rate, limit = CapturedSensor.slowReadShare * period
+        let took = CapturedSensor.quickest(within: limit) { _ = readRaw(trial, gyroPaths) }
         guard took > limit else {
             gyro = trial
             return
@@ -269,7 +269,7 @@ final class CapturedPart {
         Log.once(.warning, "\(trial.id) (\(trial.name)): one read of in_anglvel_*_raw takes \(Int((took * 1000).rounded())) ms, \(ScaleDiagnosis.format(took / period)) sample periods at \(FrequencyPlan.text(rate)) Hz, too slow to read beside the accelerometer's samples without a buffer; rotations are decided from the accelerometer alone, which only makes some turns slower to report")
     }
 
-    /// Reads the accelerometer (and the gyroscope: from its buffer beside the polled part, else its raw
+    /// Reads the accelerometer (and the gyroscope: from its buffer beside the polled sensor, else its raw
     /// attributes) once.
     func takePolled() -> Taken {
         takeRaw { acceleration in
@@ -309,23 +309,23 @@ final class CapturedPart {
         if let switches = source.switches { (sample.tabletMode, sample.lidClosed) = switches.read() }
     }
 
-    /// Whether the fold has a part `foldRead` reads while the display sleeps on its motion event: a base part
+    /// Whether the fold has a sensor `foldRead` reads while the display sleeps on its motion event: a base sensor
     /// read, or a hinge sensor.
     var readsFoldWhileStill: Bool { base?.sensor != nil || hinge != nil }
 
     /// While the display sleeps on its motion event, every `foldReadInterval`, at a safety read, or when the base
-    /// reported motion (`baseReported`: the base is read then, however recently it was): the base and the hinge
-    /// sensor read, and, when either departs from its reading last delivered (the base's by `movedDeparture` of its gravity,
-    /// the hinge by `hingeDeparture`), one sample taken with `takeOne` and delivered with them, as a part's own
-    /// report of motion would be (and logged); the engine then follows the fold at the full rate until both panels
-    /// are still.
+    /// reported motion (`baseReported`: the base is read then, however recently it was): the base and the hinge sensor
+    /// read, and, when either departs from its reading last delivered (the base's by `movedDeparture` of its gravity,
+    /// the hinge by `hingeDeparture`), one sample taken with `takeOne` and delivered with them, as a sensor's own
+    /// report of motion would be (and logged); the engine then follows the fold at the full rate until both panels are
+    /// still.
     func foldRead(takeOne: () -> Taken, baseReported: Bool = false) -> SafetyRead {
         let now = MonotonicClock.now()
         let b = base?.reading(at: now, asked: baseReported), h = hinge?.reading(at: now)
         var moved = false
-        if let b, let last = lastBase { moved = (b - last).length > CapturedPart.movedDeparture * max(last.length, 1) }
+        if let b, let last = lastBase { moved = (b - last).length > CapturedSensor.movedDeparture * max(last.length, 1) }
         else if b != nil { moved = true }
-        if let h, let last = lastHinge { moved = moved || abs(h - last) > CapturedPart.hingeDeparture }
+        if let h, let last = lastHinge { moved = moved || abs(h - last) > CapturedSensor.hingeDeparture }
         else if h != nil { moved = true }
         guard moved else { return .unmoved }
         switch takeOne() {
@@ -390,7 +390,7 @@ final class CapturedPart {
         case failed(SensorError)
     }
 
-    /// A read while still, in case the part's own report of motion was lost: a glance at one axis, and a full read
+    /// A read while still, in case the sensor's own report of motion was lost: a glance at one axis, and a full read
     /// with `takeOne` only when the glance finds it moved, delivered when it departs from the last pose (a sample
     /// that does not is not delivered: the engine would take the gap before it for a restart, and the policy
     /// would ask for the full rate).
@@ -425,7 +425,7 @@ final class CapturedPart {
     /// Whether `sample` finds the device more than `movedDeparture` from the last pose delivered (always, with none).
     func departs(_ sample: Sample) -> Bool {
         guard let pose = lastAcceleration, pose.length > 0 else { return true }
-        return (sample.acceleration - pose).length > CapturedPart.movedDeparture * pose.length
+        return (sample.acceleration - pose).length > CapturedSensor.movedDeparture * pose.length
     }
 
     /// Whether one raw read, of the axis that tells most about a turn from where the device was (the sensor axis
@@ -444,6 +444,6 @@ final class CapturedPart {
         let axis = weights.indices.max { abs(weights[$0]) < abs(weights[$1]) }!
         guard axis < accelPaths.count, case .success(let now) = SysfsNumber.read(accelPaths[axis]) else { return false }
         let before = [raw.x, raw.y, raw.z][axis]
-        return abs((now - before) * weights[axis]) <= CapturedPart.glanceDeparture * g
+        return abs((now - before) * weights[axis]) <= CapturedSensor.glanceDeparture * g
     }
 }

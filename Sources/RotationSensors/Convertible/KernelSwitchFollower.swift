@@ -12,7 +12,7 @@ import RotationSystem
 ///
 /// Threading contract: `onChange` runs on the watch's thread, one call at a time. `start` and `stop` may be
 /// called from any thread but the watch's own. After `stop()` returns, `onChange` is not called again.
-public final class TabletSwitchWatch: @unchecked Sendable {
+public final class KernelSwitchFollower: @unchecked Sendable {
     private let follower = UDevFollower(name: "rotationd-sw", matching: [UDevMonitor.Match("input")])
 
     /// Creates a stopped watch.
@@ -33,11 +33,11 @@ public final class TabletSwitchWatch: @unchecked Sendable {
         var last: SwitchDescription?
         do {
             try follower.start(begin: { _ in
-                last = TabletSwitchWatch.kernelSwitch()
+                last = KernelSwitchFollower.kernelSwitch()
                 onChange(last)
                 return .follow
             }, onEvents: { monitor, _ in
-                let now = TabletSwitchWatch.kernelSwitch(leavingOut: monitor.removed)
+                let now = KernelSwitchFollower.kernelSwitch(leavingOut: monitor.removed)
                 // The same node is the same switch, whatever its name read while it was being set up.
                 if now?.node != last?.node {
                     last = now

@@ -1,19 +1,19 @@
 import RotationEngine
 import RotationSystem
 
-/// The still mode of a polled part whose raw reads sleep in the driver: one axis read once every read interval
+/// The still mode of a polled sensor whose raw reads sleep in the driver: one axis read once every read interval
 /// instead of three, so each read costs a wake-up for the timer and one for the driver's sleep.
 ///
 /// A glance that finds the device where it was delivers nothing (as while watching for motion: the policy stays
 /// at the still pace without it); one that does not is followed by a full read, delivered when it finds the
-/// device moved (`CapturedPart.movedDeparture`), which ends the still pace. A separate gyroscope's buffer
+/// device moved (`CapturedSensor.movedDeparture`), which ends the still pace. A separate gyroscope's buffer
 /// (`GyroscopeBuffer`), off while still, is turned on at that glance. Owned by the sensor thread.
-struct AxisGlance {
-    let part: CapturedPart
+struct AxisGlanceStill: StillMode {
+    let sensor: CapturedSensor
 
     /// Glances until the device moves or the capture ends.
-    func watchWhileStill() -> SensorCapture.StillEnd {
-        let accel = part.accel, source = part.source
+    func runWhileStill(takeOne: () -> CapturedSensor.Taken) -> SensorCapture.StillEnd {
+        let accel = sensor.accel, source = sensor.source
         Log.write(.debug, "\(accel.id): the device is still: reading one axis every \(source.readInterval) s (a raw read sleeps in the driver)")
         var next = MonotonicClock.now()
         while true {
@@ -21,30 +21,30 @@ struct AxisGlance {
             switch source.wait(until: next, accel.id) {
             case .stopped: return .ended(.stopped)
             case .woke: return .moved
-            case .due: part.due = next
+            case .due: sensor.due = next
             case .switched:
-                part.due = nil
-                if let error = part.readSwitch(takeOne: part.takePolled) { return .ended(.failed(error)) }
+                sensor.due = nil
+                if let error = sensor.readSwitch(takeOne: takeOne) { return .ended(.failed(error)) }
                 continue
             }
-            if part.glance() { continue }
+            if sensor.glance() { continue }
             // The first sign of motion: a separate gyroscope's buffer on at once, so that its scans come from the
             // first samples of the turn on; off again when the full read finds the device where it was.
-            part.gyroBuffer?.open()
-            switch part.takePolled() {
+            sensor.gyroBuffer?.open()
+            switch takeOne() {
             case .failed(let error):
                 return .ended(.failed(error))
             case .skipped:
-                part.gyroBuffer?.close()
+                sensor.gyroBuffer?.close()
                 continue
             case .sample(let sample):
-                if !part.departs(sample) {
-                    part.gyroBuffer?.close()
+                if !sensor.departs(sample) {
+                    sensor.gyroBuffer?.close()
                     continue
                 }
-                part.deliver(sample)
+                sensor.deliver(sample)
                 if source.stopRequested { return .ended(.stopped) }
-                Log.write(.debug, "\(accel.id): the device moves: reading it at \(part.rate) Hz")
+                Log.write(.debug, "\(accel.id): the device moves: reading it at \(sensor.rate) Hz")
                 return .moved
             }
         }
