@@ -137,47 +137,10 @@ public final class RotationClient: Sendable {
             var backoff = initialBackoff
             var reportedOutage = false
             while !flag.isSet {
-                var reason = ""
-                do {
-                    let c = try LineConnection(path: path)
-                    var greeted = false
-                    var recordedOnConnection = false
-                    var lastPreferred: String?
-                    while true {
-                        let next: String?
-                        do { next = try c.readLine(shouldStop: { flag.isSet }) } catch {
-                            reason = (error as? ClientError)?.reason ?? "\(error)"
-                            break
-                        }
-                        guard let line = next else { break }
-                        guard let message = ServerMessage.decode(line) else { continue }
-                        var preferredChange: Camera?? = nil
-                        if case .state(let state) = message {
-                            let first = !recordedOnConnection
-                            recordedOnConnection = true
-                            self.received(state, newConnection: first)
-                            if first || state.preferred != lastPreferred { preferredChange = .some(state.preferredCamera) }
-                            lastPreferred = state.preferred
-                        }
-                        defer { if let change = preferredChange { continuation.yield(.preferredCamera(change)) } }
-                        if case .hello(let hello) = message, !greeted {
-                            greeted = true
-                            guard hello.protocolVersion == Hello.currentProtocol else {
-                                reason = "the service speaks protocol \(hello.protocolVersion), this client \(Hello.currentProtocol)"
-                                break
-                            }
-                            backoff = initialBackoff
-                            reportedOutage = false
-                            continuation.yield(.connected(path: path, hello: hello, line: line))
-                            if let subscribe { try? c.send(ClientCommand.subscribe(subscribe).jsonLine) }
-                        } else {
-                            continuation.yield(.message(message, line: line))
-                        }
-                    }
-                    c.close()
-                    if reason.isEmpty { reason = greeted ? "the service closed the connection" : "the service did not greet" }
-                } catch {
-                    reason = (error as? ClientError)?.reason ?? "\(error)"
+                let (reason, connected) = self.session(path: path, subscribe: subscribe, flag: flag, continuation: continuation)
+                if connected {
+                    backoff = initialBackoff
+                    reportedOutage = false
                 }
                 if flag.isSet { break }
                 if !reportedOutage {
@@ -196,6 +159,55 @@ public final class RotationClient: Sendable {
         // A client without its reader thread would wait forever.
         do { try SystemThread.detached(reader) } catch { fatalError("rotation client: cannot start a thread: \(error)") }
         return stream
+    }
+
+    /// One connection to the service at `path`, from connecting to its end or to `flag`: everything it says goes to
+    /// `continuation`. Returns why it ended, and whether the service greeted in this client's protocol.
+    private func session(path: String, subscribe: [EventType]?, flag: CancelFlag,
+                         continuation: AsyncStream<ServiceEvent>.Continuation) -> (reason: String, connected: Bool) {
+        var reason = ""
+        var connected = false
+        do {
+            let c = try LineConnection(path: path)
+            var greeted = false
+            var recordedOnConnection = false
+            var lastPreferred: String?
+            while true {
+                let next: String?
+                do { next = try c.readLine(shouldStop: { flag.isSet }) } catch {
+                    reason = error.reason
+                    break
+                }
+                guard let line = next else { break }
+                guard let message = ServerMessage.decode(line) else { continue }
+                var preferredChange: Camera?? = nil
+                if case .state(let state) = message {
+                    let first = !recordedOnConnection
+                    recordedOnConnection = true
+                    received(state, newConnection: first)
+                    if first || state.preferred != lastPreferred { preferredChange = .some(state.preferredCamera) }
+                    lastPreferred = state.preferred
+                }
+                defer { if let change = preferredChange { continuation.yield(.preferredCamera(change)) } }
+                if case .hello(let hello) = message, !greeted {
+                    greeted = true
+                    guard hello.protocolVersion == Hello.currentProtocol else {
+                        reason = "the service speaks protocol \(hello.protocolVersion), this client \(Hello.currentProtocol)"
+                        break
+                    }
+                    connected = true
+                    continuation.yield(.connected(path: path, hello: hello, line: line))
+                    if let subscribe { try? c.send(ClientCommand.subscribe(subscribe).jsonLine) }
+                } else {
+                    continuation.yield(.message(message, line: line))
+                }
+            }
+            c.close()
+            if reason.isEmpty { reason = greeted ? "the service closed the connection" : "the service did not greet" }
+        } catch {
+            reason = error.reason
+        }
+        return (reason, connected)
     }
 }
 

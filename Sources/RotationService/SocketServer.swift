@@ -159,40 +159,24 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         var resumeListenerAt = Double.infinity
         var nextWatchdog = notifier?.watchdogInterval.map { now + $0 } ?? .infinity
         if nextWatchdog.isFinite { notifier?.send("WATCHDOG=1") }
-        let readable = Int16(POLLIN), writable = Int16(POLLOUT)
         while !stopping.load(ordering: .acquiring) {
             if !listenerClosed && acceptStop.load(ordering: .acquiring) == 1 {
                 closeListener()
                 clientObserver = nil
                 acceptStop.store(2, ordering: .releasing)
             }
-            fds.removeAll(keepingCapacity: true)
-            owners.removeAll(keepingCapacity: true)
-            fds.append(pollfd(fd: inbox.wakeFD, events: readable, revents: 0))
-            fds.append(pollfd(fd: listenerPaused || listenerClosed ? -1 : listener.fd, events: readable, revents: 0))
             // Sleep until something happens. Only a stalled client, a paused listener or the systemd watchdog
             // needs a timer, so an idle service makes no periodic wake-ups.
-            var stuckCheck = Double.infinity
-            for c in clients.values {
-                let events = (c.inputClosed ? 0 : readable) | (c.wantsWritable ? writable : 0)
-                fds.append(pollfd(fd: c.fd, events: events, revents: 0))
-                owners.append(c)
-                if let since = c.stalledSince { stuckCheck = min(stuckCheck, since + limits.stuckTimeout) }
-            }
+            let stuckCheck = pollSet(&fds, &owners)
             if listenerPaused && resumeListenerAt == .infinity { resumeListenerAt = now + 0.25 }
             let deadline = min(stuckCheck, resumeListenerAt, nextWatchdog)
             let wait: Int32 = deadline.isFinite ? Int32(min(max(0, deadline - now), 3600) * 1000) + 1 : -1
             let n = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), wait) }
             now = MonotonicClock.now()
             if n < 0 {
-                let e = errno
-                if e == EINTR { continue }
-                let why = "the event loop's poll() failed: \(Errno(rawValue: e)); no client can be served, so the service stops"
-                Log.error(why)
-                loopFailure.withLock { $0 = why }
-                closeListener()
-                acceptStop.store(2, ordering: .releasing)
-                failureObserver?(why)
+                let e = Errno.current
+                if e == .interrupted { continue }
+                pollFailed(e)
                 break
             }
             if n > 0 {
@@ -215,6 +199,35 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
             }
         }
         for c in Array(clients.values) { drop(c, reason: nil, log: nil) }
+    }
+
+    /// Fills `fds` with what the loop waits on, the inbox's pipe, the listening socket (none while paused or closed)
+    /// and every client, and `owners` with the client of each; returns when the first stalled client is due to be
+    /// dropped.
+    private func pollSet(_ fds: inout [pollfd], _ owners: inout [ClientConnection]) -> Double {
+        let readable = Int16(POLLIN), writable = Int16(POLLOUT)
+        fds.removeAll(keepingCapacity: true)
+        owners.removeAll(keepingCapacity: true)
+        fds.append(pollfd(fd: inbox.wakeFD, events: readable, revents: 0))
+        fds.append(pollfd(fd: listenerPaused || listenerClosed ? -1 : listener.fd, events: readable, revents: 0))
+        var stuckCheck = Double.infinity
+        for c in clients.values {
+            let events = (c.inputClosed ? 0 : readable) | (c.wantsWritable ? writable : 0)
+            fds.append(pollfd(fd: c.fd, events: events, revents: 0))
+            owners.append(c)
+            if let since = c.stalledSince { stuckCheck = min(stuckCheck, since + limits.stuckTimeout) }
+        }
+        return stuckCheck
+    }
+
+    /// The event loop's `poll()` failed with `e`: said, and nothing is accepted or served any more.
+    private func pollFailed(_ e: Errno) {
+        let why = "the event loop's poll() failed: \(e); no client can be served, so the service stops"
+        Log.error(why)
+        loopFailure.withLock { $0 = why }
+        closeListener()
+        acceptStop.store(2, ordering: .releasing)
+        failureObserver?(why)
     }
 
     private func acceptAll() {

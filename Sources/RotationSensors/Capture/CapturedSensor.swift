@@ -3,8 +3,9 @@ import CIIO
 import RotationProtocol
 import RotationSystem
 
-/// The opened accelerometer (and gyroscope) of one capture, and what every capture mode does with it: raw reads,
-/// sampling frequencies, and handing samples to the source.
+/// The opened accelerometer (and gyroscope) of one capture, and what every capture mode does with it: raw reads
+/// (`CapturedSensor+RawReads.swift`), sampling frequencies, the reads while still (`CapturedSensor+Still.swift`),
+/// and handing samples to the source.
 ///
 /// The modes (`PolledCapture`, `BufferedCapture`, and while still `MotionEventStill` and `AxisGlanceStill`) share one,
 /// so that where the device was last found, what was written to it (`settings`) and what was learned of it carry over
@@ -81,7 +82,7 @@ final class CapturedSensor {
     /// The gyroscope fused, until it is found unusable.
     var gyro: SensorDescription?
     /// A polled gyroscope whose first raw read was slow, not fused until `confirmPolledGyro` has timed more.
-    private var gyroOnTrial: SensorDescription?
+    var gyroOnTrial: SensorDescription?
     /// The separate gyroscope's buffer beside a polled accelerometer (`PolledCapture`), nil when it is polled.
     var gyroBuffer: GyroscopeBuffer?
     let gyroDev: OpaquePointer?
@@ -101,14 +102,14 @@ final class CapturedSensor {
     /// The acceleration of the last sample delivered: where the device was when the event was armed.
     private(set) var lastAcceleration: Vector3?
     /// The base's and the hinge's readings last delivered, to which `foldRead` compares.
-    private var lastBase: Vector3?
-    private var lastHinge: Double?
+    private(set) var lastBase: Vector3?
+    private(set) var lastHinge: Double?
     /// The raw counts of the accelerometer's last reading.
     var lastRaw: Vector3?
     /// When the next raw read was due, set by a mode that waited for it (`DeliveryTiming.measured`).
     var due: Double?
     /// The stages of the last raw read (`takeRaw`), for its sample's delivery.
-    private var rawTiming = DeliveryTiming(at: 0)
+    var rawTiming = DeliveryTiming(at: 0)
     /// The accelerometer's sampling frequency while it is polled, when raised because its raw reads sleep in the
     /// driver for a few sample periods (`PolledCapture.quickenRawReads`); nil when it is the chosen one.
     var polledHz: Double?
@@ -188,171 +189,12 @@ final class CapturedSensor {
         settings.remember(device, id, "buffer/enable")
     }
 
-    // MARK: Raw reads
-
-    /// Reads `in_<type>_<axis>_raw` of three channels, from their precomputed sysfs paths.
-    func readRaw(_ sensor: SensorDescription, _ paths: [String]) -> Reading {
-        var v = [0.0, 0.0, 0.0]
-        for (i, path) in paths.enumerated() {
-            switch SysfsNumber.read(path) {
-            case .success(let n):
-                if i < 3 { v[i] = n }
-            case .failure(.system(let e)):
-                return refusedRead(sensor, path, e)
-            case .failure(.garbage(let text)):
-                let err = SensorError.badValue(path: path, value: String(text.trimmedSysfs), expected: "a number")
-                Log.limited(.warning, key: "garbage", "\(err); sample skipped")
-                return .skipped
-            }
-        }
-        return .value(Vector3(v[0], v[1], v[2]))
-    }
-
-    /// What a raw read that failed with `e` means: the device went away, a refusal that ends the capture, or a
-    /// sample to skip.
-    private func refusedRead(_ sensor: SensorDescription, _ path: String, _ e: Errno) -> Reading {
-        if !IIOContext.isPresent(sensor.id) { return .failed(.gone(device: sensor.id)) }
-        if e == .permissionDenied || e == .notPermitted {
-            return .failed(.io(SystemError(operation: "read", path: path, errno: e, fix: SensorError.sysfsFix(e))))
-        }
-        if e == .busy {
-            return .failed(.io(SystemError(operation: "read", path: path, errno: e,
-                                           fix: "the device's buffer is running, so another program is capturing from it (is iio-sensor-proxy running?); stop that program")))
-        }
-        let err = SystemError(operation: "read", path: path, errno: e, fix: nil)
-        Log.limited(.warning, key: "garbage", "\(err); sample skipped")
-        return .skipped
-    }
-
-    /// The sysfs paths of the `raw` attributes of three channels.
-    static func rawPaths(_ id: String, _ prefix: String, _ channels: [OpaquePointer]) -> [String] {
-        channels.enumerated().map { i, ch in
-            SensorError.sysfsPath(id, IIOContext.channelAttributeFile(ch, "raw") ?? "in_\(prefix)_\(["x", "y", "z"][i])_raw")
-        }
-    }
-
-    /// The gyroscope's current reading, or nil.
-    func polledGyro() -> Vector3? {
-        guard let gyro, !gyroChannels.isEmpty else { return nil }
-        if case .value(let raw) = readRaw(gyro, gyroPaths) { return gyro.calibration.apply(raw: raw) }
-        return nil
-    }
-
-    /// Times one raw read of the polled gyroscope's first axis; one that takes more than a third of
-    /// `slowReadShare` of a sample period sets the gyroscope aside (`gyroOnTrial`) until `confirmPolledGyro`, so
-    /// that the first samples, and the first rotation, wait for no more slow reads.
-    ///
-    /// Some drivers power the sensor up for each raw read and wait for it to settle (st_lsm6dsx sleeps three to
-    /// four sample periods, st_accel two per axis) or ask a sensor hub (hid-sensor); read through a buffer,
-    /// the same sensors cost nothing per sample (`GyroscopeBuffer`).
-    func checkPolledGyro() {
-        guard let gyro, let path = gyroPaths.first else { return }
-        let limit = CapturedSensor.slowReadShare / rate / 3
-        guard CapturedSensor.timedRead(path) > limit else { return }
-        gyroOnTrial = gyro
-        self.gyro = nil
-    }
-
-    /// Times full raw reads of a gyroscope set aside by `checkPolledGyro`, once the device is still (nobody waits
-    /// for a sample then): one that takes more than `slowReadShare` of a sample period at every try is dropped
-    /// (logged once), and rotations are decided from the accelerometer alone; one whose first read was only held
-    /// up is fused again.
-    func confirmPolledGyro() {
-        guard let trial = gyroOnTrial else { return }
-        gyroOnTrial = nil
-        let period = 1 / rate, limit = CapturedSensor.slowReadShare * period
-        let took = CapturedSensor.quickest(within: limit) { _ = readRaw(trial, gyroPaths) }
-        guard took > limit else {
-            gyro = trial
-            return
-        }
-        Log.once(.warning, "\(trial.id) (\(trial.name)): one read of in_anglvel_*_raw takes \(Int((took * 1000).rounded())) ms, \(ScaleDiagnosis.format(took / period)) sample periods at \(FrequencyPlan.text(rate)) Hz, too slow to read beside the accelerometer's samples without a buffer; rotations are decided from the accelerometer alone, which only makes some turns slower to report")
-    }
-
-    /// Reads the accelerometer (and the gyroscope: from its buffer beside the polled sensor, else its raw
-    /// attributes) once.
-    func takePolled() -> Taken {
-        takeRaw { acceleration in
-            guard self.gyro != nil else { return nil }
-            if let buffer = self.gyroBuffer { return buffer.reading(acceleration: acceleration) }
-            return self.polledGyro()
-        }
-    }
-
-    /// Reads the accelerometer's raw attributes once, with the angular velocity `rate` gives for its reading.
-    func takeRaw(_ rate: (_ acceleration: Vector3) -> Vector3?) -> Taken {
-        let began = MonotonicClock.now()
-        defer { due = nil }
-        switch readRaw(accel, accelPaths) {
-        case .failed(let error):
-            return .failed(error)
-        case .skipped:
-            // The switches' events are read all the same: left pending, they would end the next wait at once.
-            _ = source.switches?.read()
-            return .skipped
-        case .value(let raw):
-            lastRaw = raw
-            let read = MonotonicClock.now()
-            var sample = Sample(time: max(read, lastTime), acceleration: accel.calibration.apply(raw: raw))
-            sample.angularVelocity = rate(sample.acceleration)
-            readFold(into: &sample, at: read)
-            rawTiming = .polled(due: due ?? began, woke: began, read: MonotonicClock.now())
-            return .sample(sample)
-        }
-    }
-
     /// Adds the base's and the hinge sensor's readings due at `now` to `sample` (each at most ten times a second),
     /// and the switches' states (every sample: the events pending are read, and a state is kept between them).
-    private func readFold(into sample: inout Sample, at now: Double) {
+    func readFold(into sample: inout Sample, at now: Double) {
         sample.base = base?.reading(at: now)
         sample.hinge = hinge?.reading(at: now)
         if let switches = source.switches { (sample.tabletMode, sample.lidClosed) = switches.read() }
-    }
-
-    /// Whether the fold has a sensor `foldRead` reads while the display sleeps on its motion event: a base sensor
-    /// read, or a hinge sensor.
-    var readsFoldWhileStill: Bool { base?.sensor != nil || hinge != nil }
-
-    /// While the display sleeps on its motion event, every `foldReadInterval`, at a safety read, or when the base
-    /// reported motion (`baseReported`: the base is read then, however recently it was): the base and the hinge sensor
-    /// read, and, when either departs from its reading last delivered (the base's by `movedDeparture` of its gravity,
-    /// the hinge by `hingeDeparture`), one sample taken with `takeOne` and delivered with them, as a sensor's own
-    /// report of motion would be (and logged); the engine then follows the fold at the full rate until both panels are
-    /// still.
-    func foldRead(takeOne: () -> Taken, baseReported: Bool = false) -> SafetyRead {
-        let now = MonotonicClock.now()
-        let b = base?.reading(at: now, asked: baseReported), h = hinge?.reading(at: now)
-        var moved = false
-        if let b, let last = lastBase { moved = (b - last).length > CapturedSensor.movedDeparture * max(last.length, 1) }
-        else if b != nil { moved = true }
-        if let h, let last = lastHinge { moved = moved || abs(h - last) > CapturedSensor.hingeDeparture }
-        else if h != nil { moved = true }
-        guard moved else { return .unmoved }
-        switch takeOne() {
-        case .failed(let error): return .failed(error)
-        case .skipped: return .unmoved
-        case .sample(var sample):
-            if sample.base == nil { sample.base = b }
-            if sample.hinge == nil { sample.hinge = h }
-            deliver(sample)
-            Log.write(.debug, "\(accel.id): the fold moved while the display was still: reading it at \(FrequencyPlan.text(rate)) Hz")
-            return .moved
-        }
-    }
-
-    /// While still, after a switch changed (`SensorSource.WaitEnd.switched`): one sample taken with `takeOne` and
-    /// delivered whether or not the device moved, so that the posture follows the switch at once; the error
-    /// when the read failed.
-    func readSwitch(takeOne: () -> Taken) -> SensorError? {
-        switch takeOne() {
-        case .failed(let error):
-            return error
-        case .skipped:
-            return nil
-        case .sample(let sample):
-            deliver(sample)
-            return nil
-        }
     }
 
     // MARK: Delivery
@@ -380,32 +222,6 @@ final class CapturedSensor {
         }
     }
 
-    /// What a safety read while still found.
-    enum SafetyRead {
-        /// The device where it was: nothing delivered.
-        case unmoved
-        /// The device moved: the reading was delivered.
-        case moved
-        /// The read failed.
-        case failed(SensorError)
-    }
-
-    /// A read while still, in case the sensor's own report of motion was lost: a glance at one axis, and a full read
-    /// with `takeOne` only when the glance finds it moved, delivered when it departs from the last pose (a sample
-    /// that does not is not delivered: the engine would take the gap before it for a restart, and the policy
-    /// would ask for the full rate).
-    func safetyRead(takeOne: () -> Taken) -> SafetyRead {
-        if glance() { return .unmoved }
-        switch takeOne() {
-        case .failed(let error): return .failed(error)
-        case .skipped: return .unmoved
-        case .sample(let sample):
-            guard departs(sample) else { return .unmoved }
-            deliver(sample)
-            return .moved
-        }
-    }
-
     /// Hands one sample to the source, remembering where it found the device; `timing` gives its stages, nil for
     /// the last raw read's.
     func deliver(_ sample: Sample, timing: DeliveryTiming? = nil) {
@@ -420,30 +236,5 @@ final class CapturedSensor {
     func nextTime(_ time: Double) -> Double {
         lastTime = max(time, lastTime)
         return lastTime
-    }
-
-    /// Whether `sample` finds the device more than `movedDeparture` from the last pose delivered (always, with none).
-    func departs(_ sample: Sample) -> Bool {
-        guard let pose = lastAcceleration, pose.length > 0 else { return true }
-        return (sample.acceleration - pose).length > CapturedSensor.movedDeparture * pose.length
-    }
-
-    /// Whether one raw read, of the axis that tells most about a turn from where the device was (the sensor axis
-    /// behind the larger of the device's x and y components of gravity; behind z when the device lies flat,
-    /// where only lifting it matters), finds it unmoved (`glanceDeparture`). A quarter turn takes that component
-    /// to nearly 0, a half turn reverses it. One read instead of three: some drivers sleep for each.
-    func glance() -> Bool {
-        guard let raw = lastRaw else { return false }
-        let c = accel.calibration
-        let pose = c.apply(raw: raw)
-        let g = pose.length
-        guard g > 0 else { return false }
-        let row = (pose.x * pose.x + pose.y * pose.y).squareRoot() >= 0.5 * g
-            ? (abs(pose.x) >= abs(pose.y) ? c.matrix.row0 : c.matrix.row1) : c.matrix.row2
-        let weights = [row.x * c.scale.x, row.y * c.scale.y, row.z * c.scale.z]
-        let axis = weights.indices.max { abs(weights[$0]) < abs(weights[$1]) }!
-        guard axis < accelPaths.count, case .success(let now) = SysfsNumber.read(accelPaths[axis]) else { return false }
-        let before = [raw.x, raw.y, raw.z][axis]
-        return abs((now - before) * weights[axis]) <= CapturedSensor.glanceDeparture * g
     }
 }

@@ -125,33 +125,40 @@ final class MotionEventStill: StillMode {
             case .switched:
                 if let error = sensor.readSwitch(takeOne: takeOne) { return .ended(.failed(error)) }
             case .base:
-                do {
-                    guard try base?.reportedMotion() == true else { continue }
-                } catch {
-                    Log.once(.warning, "\(error); reading the base every \(FrequencyPlan.text(CapturedSensor.foldReadInterval)) s while the display is still instead of watching it for motion")
-                    base?.disarm()
-                    base = nil
-                    baseEventLost = true
-                    continue
-                }
-                switch sensor.foldRead(takeOne: takeOne, baseReported: true) {
-                case .failed(let error): return .ended(.failed(error))
-                case .moved: return .moved
-                // A report of less than a departure: the fold is where it was.
-                case .unmoved: break
-                }
+                if let end = baseReported(&base, takeOne: takeOne) { return end }
             case .timeout where foldDue:
-                switch sensor.foldRead(takeOne: takeOne) {
-                case .failed(let error): return .ended(.failed(error))
-                case .moved: return .moved
-                case .unmoved: break
-                }
+                if let end = MotionEventStill.end(of: sensor.foldRead(takeOne: takeOne)) { return end }
             case .timeout:
                 safetyDue = MonotonicClock.now() + source.configuration.motionSafetyInterval
                 if let end = safetyRead(armed, takeOne: takeOne) { return end }
                 if base != nil, let end = baseSafetyRead(takeOne: takeOne) { return end }
             }
         }
+    }
+
+    /// How a fold read ends the still spell: nil while the fold is where it was.
+    private static func end(of read: CapturedSensor.SafetyRead) -> SensorCapture.StillEnd? {
+        switch read {
+        case .failed(let error): return .ended(.failed(error))
+        case .moved: return .moved
+        case .unmoved: return nil
+        }
+    }
+
+    /// The base's event descriptor was readable: nil unless the base reported motion and the fold moved (a report
+    /// of less than a departure leaves the fold where it was). A base whose event fails is read every
+    /// `foldReadInterval` while still from then on (logged once).
+    private func baseReported(_ base: inout BaseMotion?, takeOne: () -> CapturedSensor.Taken) -> SensorCapture.StillEnd? {
+        do {
+            guard try base?.reportedMotion() == true else { return nil }
+        } catch {
+            Log.once(.warning, "\(error); reading the base every \(FrequencyPlan.text(CapturedSensor.foldReadInterval)) s while the display is still instead of watching it for motion")
+            base?.disarm()
+            base = nil
+            baseEventLost = true
+            return nil
+        }
+        return MotionEventStill.end(of: sensor.foldRead(takeOne: takeOne, baseReported: true))
     }
 
     /// The base's safety read while it watches for motion itself: nil when the fold is where it was. A fold that
