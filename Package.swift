@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "RotationSystem", dependencies: ["CUDev"]),
         .target(name: "RotationEngine", dependencies: ["RotationProtocol"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "RotationSensors", dependencies: ["RotationProtocol", "RotationEngine", "RotationSystem", "CIIO", "CIIOEvents", "CUDev", "CWake", "CInput"]),
-        .target(name: "RotationCameras", dependencies: ["RotationProtocol", "RotationEngine", "RotationSystem", "CUDev", "CV4L2"]),
+        .target(name: "RotationCameras", dependencies: ["RotationProtocol", "RotationSystem", "CUDev", "CV4L2"]),
         .target(name: "RotationService", dependencies: ["RotationProtocol", "RotationEngine", "RotationSystem"]),
         // A blocking connection to the service's socket, line by line: the client library's, and what rotationd --report
         // records through, without the client library's asynchronous stream (and the concurrency runtime it links).
@@ -54,8 +54,7 @@ let package = Package(
         .target(name: "RotationDaemon", dependencies: ["RotationProtocol", "RotationEngine", "RotationSystem", "RotationSensors", "RotationCameras",
                                                        "RotationService", "RotationConnection", "RotationPicture", "CMalloc", "CInput",
                                                        "CFailSafe"]),
-        .executableTarget(name: "rotationd", dependencies: ["RotationDaemon", "RotationProtocol", "RotationEngine", "RotationSystem",
-                                                            "RotationSensors", "RotationService"]),
+        .executableTarget(name: "rotationd", dependencies: ["RotationDaemon", "RotationProtocol", "RotationEngine", "RotationSystem"]),
         .executableTarget(name: "rotwatch", dependencies: ["RotationProtocol", "RotationSystem", "RotationClient"]),
         .executableTarget(name: "engine-bench", dependencies: ["RotationProtocol", "RotationEngine", "RotationSystem"]),
         .executableTarget(name: "fanout-bench", dependencies: ["RotationProtocol", "RotationEngine", "RotationSystem", "RotationService"]),

@@ -11,20 +11,20 @@ import RotationSystem
 /// media graphs again when there are camera sensors, and reports the inventory when it differs from the last one
 /// reported.
 ///
-/// Threading contract: `onChange` runs on the watcher's thread, one call at a time, first with the
-/// inventory at start-up. `start` and `stop` may be called from any thread but the watcher's own (not from
+/// Threading contract: `onChange` runs on the follower's thread, one call at a time, first with the
+/// inventory at start-up. `start` and `stop` may be called from any thread but the follower's own (not from
 /// `onChange`). After `stop()` returns, `onChange` is not called again.
 public final class CameraFollower: @unchecked Sendable {
     private let follower = UDevFollower(name: "rotationd-cam", matching: [
         UDevMonitor.Match("video4linux"), UDevMonitor.Match("usb", devtype: "usb_device"), UDevMonitor.Match("media"),
     ])
 
-    /// Creates a stopped watcher.
+    /// Creates a stopped follower.
     public init() {}
 
     deinit { stop() }
 
-    /// Starts watching on a new thread; does nothing if already watching.
+    /// Starts following on a new thread; does nothing if already following.
     public func start(onChange: @escaping @Sendable (CameraInventory) -> Void) {
         guard !follower.isRunning else { return }
         let cameras = Cameras(onChange: onChange)
@@ -37,12 +37,12 @@ public final class CameraFollower: @unchecked Sendable {
         }
     }
 
-    /// Stops watching and waits for the thread to end.
+    /// Stops following and waits for the thread to end.
     public func stop() { follower.stop() }
 
-    // MARK: - The watcher's thread
+    // MARK: - The follower's thread
 
-    /// The cameras as the watcher's thread knows them, and what it tells the owner.
+    /// The cameras as the follower's thread knows them, and what it tells the owner.
     private final class Cameras {
         let onChange: (CameraInventory) -> Void
         /// Every video node described so far, by syspath.

@@ -1,14 +1,12 @@
 import RotationCameras
 import RotationEngine
 import RotationProtocol
-import RotationSensors
 import RotationService
-import Synchronization
 import RotationSystem
 
 /// The cameras as the engine runner's second input: found at start-up, then followed through udev.
 ///
-/// The watcher's thread hands each inventory to a `CameraRoster`, which applies `--camera` and keeps names
+/// The follower's thread hands each inventory to a `CameraRoster`, which applies `--camera` and keeps names
 /// steady; the store notes which cameras arrived (`CameraMemory`), and the resulting list, with the camera that
 /// arrived last, goes to the runner as a state change. Problems are logged once each, and every camera that comes
 /// or goes is logged with where its values came from.
@@ -19,7 +17,7 @@ final class CameraInput: @unchecked Sendable {
     let initialArrival: CameraArrival?
     private let store: PreferenceStore
     private let follower = CameraFollower()
-    // Touched at init, then only on the watcher's thread.
+    // Touched at init, then only on the follower's thread.
     private var roster: CameraRoster
     private var shown: [ListedCamera]
     private var logged: Set<String> = []

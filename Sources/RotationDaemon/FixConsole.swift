@@ -1,5 +1,4 @@
 import Glibc
-import RotationSensors
 import RotationSystem
 
 /// The terminal side of `rotationd --fix-mount`: lines on standard output, a progress line redrawn in place when

@@ -1,7 +1,6 @@
 import Glibc
 import RotationEngine
 import RotationSensors
-import RotationService
 import Synchronization
 import RotationSystem
 

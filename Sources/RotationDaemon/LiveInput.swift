@@ -1,4 +1,3 @@
-import Glibc
 import RotationEngine
 import RotationSensors
 import RotationService

@@ -1,5 +1,4 @@
 import Glibc
-import RotationSensors
 import RotationSystem
 
 /// What a report says about the machine: what the hwdb matches a mount matrix on (the DMI modalias, or a device

@@ -1,4 +1,3 @@
-import Glibc
 import RotationProtocol
 import RotationSensors
 import RotationSystem

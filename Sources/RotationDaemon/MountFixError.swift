@@ -1,4 +1,3 @@
-import Glibc
 import RotationSensors
 import RotationSystem
 

@@ -1,8 +1,6 @@
 import Glibc
-import RotationPicture
 import RotationProtocol
 import RotationSensors
-import RotationService
 import RotationSystem
 
 /// `rotationd --report DIR`: a bug report about the rotation in one command.

@@ -1,4 +1,3 @@
-import RotationService
 import RotationSystem
 
 /// Trims the resident set (`ResidentTrim`) once, when the first capture has run for `delay` seconds, or as

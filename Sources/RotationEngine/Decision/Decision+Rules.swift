@@ -97,7 +97,7 @@ extension Decision {
     /// gyroscope, and a device merely held near the diagonal turned less than 60°.
     ///
     /// Shown by the offset copy `offset-2/rotations-10hz-1` and the engine test "a quarter turn that an
-    /// uncalibrated sensor reads as 55°…".
+    /// uncalibrated part reads as 55°…".
     func gyroscopeCarriesQuarterTurn(_ m: Moment, proposal: Rotation, turned: Double) -> Rotation? {
         guard switches.isOn(.gyroscopeCarriesQuarterTurn), m.fused, proposal == m.current, let current = m.current,
               abs(turned) >= Self.turnCarries else { return nil }

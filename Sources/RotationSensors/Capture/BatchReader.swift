@@ -1,5 +1,4 @@
 import Glibc
-import CIIO
 import RotationEngine
 import RotationProtocol
 import RotationSystem

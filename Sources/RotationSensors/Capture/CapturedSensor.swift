@@ -1,5 +1,3 @@
-import Glibc
-import CIIO
 import RotationProtocol
 import RotationSystem
 

@@ -1,4 +1,3 @@
-import RotationEngine
 import RotationSystem
 
 /// The polled mode: the accelerometer's raw attributes read at the configured rate while the device moves, with a

@@ -1,6 +1,3 @@
-import Glibc
-import CIIO
-import RotationEngine
 
 /// One capture from an opened accelerometer (and gyroscope) until it stops, fails or the device goes away: the
 /// one place that chooses how the sensor is read.

@@ -1,4 +1,3 @@
-import CIIO
 import RotationProtocol
 import RotationSystem
 

@@ -1,6 +1,5 @@
 import CInput
 import Glibc
-import RotationProtocol
 import RotationSystem
 
 /// The tablet-mode and lid switches (`SwitchDescription`) read for the posture: each event node opened

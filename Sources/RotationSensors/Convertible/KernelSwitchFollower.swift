@@ -10,23 +10,23 @@ import RotationSystem
 /// removed counts as gone until it is added again. `onChange` is called with the first answer and then with each
 /// different one.
 ///
-/// Threading contract: `onChange` runs on the watch's thread, one call at a time. `start` and `stop` may be
-/// called from any thread but the watch's own. After `stop()` returns, `onChange` is not called again.
+/// Threading contract: `onChange` runs on the follower's thread, one call at a time. `start` and `stop` may be
+/// called from any thread but the follower's own. After `stop()` returns, `onChange` is not called again.
 public final class KernelSwitchFollower: @unchecked Sendable {
     private let follower = UDevFollower(name: "rotationd-sw", matching: [UDevMonitor.Match("input")])
 
-    /// Creates a stopped watch.
+    /// Creates a stopped follower.
     public init() {}
 
     deinit { stop() }
 
     /// The kernel's tablet-mode switch among the input devices now, leaving out those udev said were removed
-    /// (`UDevMonitor.removed`), or nil: what the watch reports.
+    /// (`UDevMonitor.removed`), or nil: what the follower reports.
     private static func kernelSwitch(leavingOut removed: Set<String> = []) -> SwitchDescription? {
         UDevDatabase().switches(leavingOut: removed).first { $0.kinds.contains(.tabletMode) }
     }
 
-    /// Starts watching on a new thread; false (and nothing started) when no thread or stop pipe could be made.
+    /// Starts following on a new thread; false (and nothing started) when no thread or stop pipe could be made.
     @discardableResult
     public func start(onChange: @escaping @Sendable (SwitchDescription?) -> Void) -> Bool {
         guard !follower.isRunning else { return true }
@@ -50,6 +50,6 @@ public final class KernelSwitchFollower: @unchecked Sendable {
         return true
     }
 
-    /// Stops watching and waits for the thread to end.
+    /// Stops following and waits for the thread to end.
     public func stop() { follower.stop() }
 }

@@ -1,4 +1,3 @@
-import CIIO
 
 /// A convertible's hinge sensor found by discovery: its driver, the raw attribute that holds the angle between
 /// the panels, and how a raw count becomes degrees. A plain value; `HingeSensor` reads it.

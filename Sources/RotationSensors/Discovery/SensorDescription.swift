@@ -1,4 +1,3 @@
-import RotationEngine
 
 /// Everything discovery learned about one three-axis IIO sensor: identity, placement, calibration and how it
 /// would be captured. A plain value; the libiio objects it was read from stay inside `RotationSensors`.

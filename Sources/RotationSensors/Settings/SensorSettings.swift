@@ -1,5 +1,4 @@
 import Glibc
-import CIIO
 import RotationSystem
 
 /// The attributes a capture changes on its devices, written through libiio, and put back as they were found

@@ -37,7 +37,7 @@ final class ArmedMotionEvent {
     /// Whether the enables are written 1.
     private(set) var armed = false
 
-    /// Watches `dev` (`id`) with `driver`'s files through `stream`.
+    /// The motion event of `dev` (`id`), written through `driver`'s files and read through `stream`; not armed yet.
     init(driver: MotionEventDriver, stream: MotionEventStream, device dev: OpaquePointer, id: String, settings: SensorSettings) {
         self.driver = driver
         self.stream = stream

@@ -1,4 +1,3 @@
-import RotationEngine
 import RotationSystem
 
 /// The still mode of a polled sensor whose raw reads sleep in the driver: one axis read once every read interval

@@ -1,5 +1,4 @@
 import Glibc
-import CIIO
 import RotationProtocol
 import RotationSystem
 
@@ -16,7 +15,7 @@ import RotationSystem
 /// `SensorFindings` remembers it). Not every scan is such a report: the hub answers a raw read of the sensor (a
 /// switch's change, a fold's or a safety read) with an input report that the driver pushes into the buffer too,
 /// and scans waiting when the buffer is enabled were taken before the hysteresis was in force (`Reports`). The
-/// hysteresis is put back when the watch ends, before the full rate's buffer runs. Owned by the sensor thread.
+/// hysteresis is put back when the still mode ends, before the full rate's buffer runs. Owned by the sensor thread.
 struct HysteresisStill: StillMode {
     let sensor: CapturedSensor
 
@@ -49,7 +48,7 @@ struct HysteresisStill: StillMode {
 
     /// The reports of one still spell, as far as they tell whether the hub honours the hysteresis.
     struct Reports {
-        /// The reading of the last scan, or where the device was when the watch began.
+        /// The reading of the last scan, or where the device was when the still mode began.
         var previous: Vector3?
         /// Reports in a row within the hysteresis of the one before, and when the last of them came.
         private var unchanged = 0
@@ -175,7 +174,7 @@ struct HysteresisStill: StillMode {
     }
 
     /// Reads and drops the scans waiting when the buffer was enabled: taken before the hysteresis was in force,
-    /// they are no reports of the still device. Nil, or how the watch ends when the buffer fails.
+    /// they are no reports of the still device. Nil, or how the still mode ends when the buffer fails.
     private func dropWaiting(_ stream: BufferStream) -> SensorCapture.StillEnd? {
         var ready = pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0)
         while poll(&ready, 1, 0) > 0, ready.revents & Int16(POLLIN) != 0 {
@@ -184,8 +183,8 @@ struct HysteresisStill: StillMode {
         return nil
     }
 
-    /// Reads one scan from `stream`: delivered when it departs from the last pose (the watch ends), else taken
-    /// into `reports`; nil while the watch goes on.
+    /// Reads one scan from `stream`: delivered when it departs from the last pose (the still mode ends), else taken
+    /// into `reports`; nil while the still mode goes on.
     private func take(_ stream: BufferStream, _ reports: inout Reports, band: Double) -> SensorCapture.StillEnd? {
         let accel = sensor.accel, source = sensor.source
         let woke = MonotonicClock.now()

@@ -1,6 +1,3 @@
-import Glibc
-import CIIO
-import RotationEngine
 import RotationSystem
 
 /// The still mode of a sensor whose driver offers a motion event: the event armed, the capture asleep on its
@@ -180,7 +177,7 @@ final class MotionEventStill: StillMode {
 
     /// One safety read (`CapturedSensor.safetyRead`), or a wake of the system found at it: nil when it finds the
     /// device where it was. One that finds it moved (`movedDeparture`) without an event delivered the reading and
-    /// ends the watch like an event; if no event has ever
+    /// ends the still mode like an event; if no event has ever
     /// arrived from the sensor, its events do not work, and it is read at the still pace from then on (logged once).
     private func safetyRead(_ armed: ArmedMotionEvent, takeOne: () -> CapturedSensor.Taken) -> SensorCapture.StillEnd? {
         let accel = sensor.accel, source = sensor.source
