@@ -20,7 +20,7 @@ if [ "${1:-}" = build ]; then
 fi
 flags() {
     # Under ThreadSanitizer the code locks with pthread mutexes, whose ordering the sanitizer sees
-    # (Sources/RotationProtocol/ThreadSanitizerMutex.swift says why).
+    # (Sources/RotationSystem/ThreadSanitizerMutex.swift says why).
     echo "--build-path .build/sanitize-$1 --sanitize=$1"
     [ "$1" = thread ] && echo "-Xswiftc -DSANITIZE_THREAD"
 }

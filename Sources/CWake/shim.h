@@ -45,11 +45,4 @@ static inline int rotationd_wake_timer_read(int fd) {
     if (errno == ECANCELED) return 1;
     return errno == EAGAIN ? 0 : -1;
 }
-
-/* Seconds the system has spent suspended since boot: CLOCK_BOOTTIME counts them, CLOCK_MONOTONIC does not. */
-static inline double rotationd_seconds_slept(void) {
-    struct timespec boot, mono;
-    if (clock_gettime(CLOCK_BOOTTIME, &boot) != 0 || clock_gettime(CLOCK_MONOTONIC, &mono) != 0) return 0;
-    return (double)(boot.tv_sec - mono.tv_sec) + (double)(boot.tv_nsec - mono.tv_nsec) * 1e-9;
-}
 #endif

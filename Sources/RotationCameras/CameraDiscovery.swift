@@ -121,33 +121,7 @@ public enum CameraDiscovery {
             finding.ignored = .init(device: device.syspath, reason: "it has no device node")
             return finding
         }
-        var controls = SensorControls()
-        let kind: DiscoveredCamera.Kind
-        if device.sysname.hasPrefix("v4l-subdev") {
-            switch SensorControls.read(node) {
-            case .failure(let error):
-                finding.problems.append(error)
-                finding.ignored = .init(device: node, reason: "its controls cannot be read")
-                return finding
-            case .success(let read):
-                guard read.orientation != nil else {
-                    finding.ignored = .init(device: node, reason: "a sub-device without V4L2_CID_CAMERA_ORIENTATION, so not a camera sensor")
-                    return finding
-                }
-                controls = read
-            }
-            kind = .sensor
-        } else {
-            guard let caps = device.property("ID_V4L_CAPABILITIES") else {
-                finding.ignored = .init(device: node, reason: "udev gives no ID_V4L_CAPABILITIES")
-                return finding
-            }
-            guard caps.split(separator: ":").contains("capture") else {
-                finding.ignored = .init(device: node, reason: "not a capture node (ID_V4L_CAPABILITIES=\(caps))")
-                return finding
-            }
-            kind = .captureNode
-        }
+        guard let (kind, controls) = classify(device, node: node, finding: &finding) else { return finding }
         guard Camera.isValidDevice(node) else {
             finding.problems.append(.badPath(device: node))
             finding.ignored = .init(device: node, reason: "its path cannot be published")
@@ -156,18 +130,7 @@ public enum CameraDiscovery {
         let (facing, facingSource, facingDetail) = self.facing(device, node: node, controls: controls, problems: &finding.problems)
         let (mount, mountSource, mountDetail) = self.mount(device, node: node, controls: controls, problems: &finding.problems)
         let model = kind == .sensor ? device.attribute("name") : (device.property("ID_V4L_PRODUCT") ?? device.attribute("name"))
-        var (libcamera, libcameraDetail) = self.libcamera(device, kind: kind)
-        if let id = libcamera, !Camera.isValidLibcameraID(id) {
-            finding.problems.append(.unpublishable(device: node, what: "libcamera id", value: id,
-                                                   limit: "at most \(Camera.maxLibcameraJSONBytes) bytes as a JSON string, no control characters"))
-            libcamera = nil
-        }
-        var busPath = device.property("ID_PATH")
-        if let path = busPath, !Camera.isValidBusPath(path) {
-            finding.problems.append(.unpublishable(device: node, what: "udev ID_PATH", value: path,
-                                                   limit: "at most \(Camera.maxBusPathBytes) bytes without spaces, quotes, backslashes or control characters"))
-            busPath = nil
-        }
+        let names = publishedNames(device, node: node, kind: kind, problems: &finding.problems)
         var nodes: [String] = []
         var nodesDetail = "not read yet"
         if kind == .captureNode {
@@ -178,19 +141,70 @@ public enum CameraDiscovery {
                                       model: model.map(bounded), facing: facing, mount: mount,
                                       sources: Camera.Sources(facing: facingSource, mount: mountSource),
                                       facingDetail: facingDetail, mountDetail: mountDetail,
-                                      libcamera: libcamera, libcameraDetail: libcameraDetail, busPath: busPath,
-                                      nodes: nodes, nodesDetail: nodesDetail)
+                                      libcamera: names.libcamera, libcameraDetail: names.libcameraDetail,
+                                      busPath: names.busPath, nodes: nodes, nodesDetail: nodesDetail)
         camera.number = device.number
-        if let value = device.property(panelProperty) {
-            if let p = CameraPanel(rawValue: value) {
-                camera.panel = p
-            } else {
-                finding.problems.append(.badProperty(device: node, key: panelProperty, value: value, expected: "lid or base"))
-            }
-        }
+        if let p = panel(device, node: node, problems: &finding.problems) { camera.panel = p }
         (camera.infrared, camera.infraredDetail) = infrared(device, node: node, problems: &finding.problems)
         finding.camera = camera
         return finding
+    }
+
+    /// Whether `device` (its node `node`) can be a camera: a camera sensor's sub-device, with its controls, or a
+    /// capture node. Nil, with why it is not one in `finding`, for anything else.
+    private static func classify(_ device: VideoDevice, node: String,
+                                 finding: inout Finding) -> (DiscoveredCamera.Kind, SensorControls)? {
+        guard device.sysname.hasPrefix("v4l-subdev") else {
+            guard let caps = device.property("ID_V4L_CAPABILITIES") else {
+                finding.ignored = .init(device: node, reason: "udev gives no ID_V4L_CAPABILITIES")
+                return nil
+            }
+            guard caps.split(separator: ":").contains("capture") else {
+                finding.ignored = .init(device: node, reason: "not a capture node (ID_V4L_CAPABILITIES=\(caps))")
+                return nil
+            }
+            return (.captureNode, SensorControls())
+        }
+        switch SensorControls.read(node) {
+        case .failure(let error):
+            finding.problems.append(error)
+            finding.ignored = .init(device: node, reason: "its controls cannot be read")
+            return nil
+        case .success(let read):
+            guard read.orientation != nil else {
+                finding.ignored = .init(device: node, reason: "a sub-device without V4L2_CID_CAMERA_ORIENTATION, so not a camera sensor")
+                return nil
+            }
+            return (.sensor, read)
+        }
+    }
+
+    /// The libcamera id (with the detail `--list` shows) and the udev `ID_PATH` of `device`, each nil when it
+    /// cannot be published (said in `problems`).
+    private static func publishedNames(_ device: VideoDevice, node: String, kind: DiscoveredCamera.Kind, problems: inout [CameraError])
+        -> (libcamera: String?, libcameraDetail: String, busPath: String?) {
+        var (libcamera, libcameraDetail) = self.libcamera(device, kind: kind)
+        if let id = libcamera, !Camera.isValidLibcameraID(id) {
+            problems.append(.unpublishable(device: node, what: "libcamera id", value: id,
+                                           limit: "at most \(Camera.maxLibcameraJSONBytes) bytes as a JSON string, no control characters"))
+            libcamera = nil
+        }
+        var busPath = device.property("ID_PATH")
+        if let path = busPath, !Camera.isValidBusPath(path) {
+            problems.append(.unpublishable(device: node, what: "udev ID_PATH", value: path,
+                                           limit: "at most \(Camera.maxBusPathBytes) bytes without spaces, quotes, backslashes or control characters"))
+            busPath = nil
+        }
+        return (libcamera, libcameraDetail, busPath)
+    }
+
+    /// The panel the udev property `panelProperty` puts the camera on; nil without one, or with a value that is
+    /// neither (said in `problems`).
+    private static func panel(_ device: VideoDevice, node: String, problems: inout [CameraError]) -> CameraPanel? {
+        guard let value = device.property(panelProperty) else { return nil }
+        if let p = CameraPanel(rawValue: value) { return p }
+        problems.append(.badProperty(device: node, key: panelProperty, value: value, expected: "lid or base"))
+        return nil
     }
 
     /// Whether the camera sees infrared only, and the detail `--list` shows: the local quirk

@@ -1,10 +1,10 @@
-import Glibc
 import RotationProtocol
+import RotationSystem
 
 /// Why a camera, or one of its values, could not be read; each case names the device and what to do.
 public enum CameraError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A sensor sub-device could not be opened, or its controls not read.
-    case controls(device: String, operation: String, errno: Int32)
+    case controls(device: String, operation: String, errno: Errno)
     /// A udev property holds a value rotationd does not understand; the next source is used instead.
     case badProperty(device: String, key: String, value: String, expected: String)
     /// A sensor control holds a value the kernel does not define; the next source is used instead.
@@ -16,7 +16,7 @@ public enum CameraError: Error, Sendable, Hashable, CustomStringConvertible {
     /// udev cannot be read or watched.
     case udev(what: String)
     /// A media device could not be opened, or its graph not read.
-    case media(device: String, operation: String, errno: Int32)
+    case media(device: String, operation: String, errno: Errno)
     /// A name of the camera is too long, or holds characters, for a state line: it is published as null.
     case unpublishable(device: String, what: String, value: String, limit: String)
 
@@ -24,8 +24,8 @@ public enum CameraError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .controls(let device, let operation, let e):
-            var text = "cannot \(operation) \(device) to read its camera controls: \(String(cString: strerror(e)))"
-            if e == EACCES || e == EPERM {
+            var text = "cannot \(operation) \(device) to read its camera controls: \(e)"
+            if e == .permissionDenied || e == .notPermitted {
                 text += " (run rotationd as the user rotationd, as its systemd service does, once udev has applied "
                     + "60-rotationd.rules to the device (udevadm trigger), or as root)"
             }
@@ -39,8 +39,8 @@ public enum CameraError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooMany(let device, let limit):
             return "\(device) is not listed: \(limit) cameras are listed already, the most a state carries"
         case .media(let device, let operation, let e):
-            var text = "cannot \(operation) \(device): \(String(cString: strerror(e)))"
-            if e == EACCES || e == EPERM { text += " (run rotationd as root, as its systemd service does)" }
+            var text = "cannot \(operation) \(device): \(e)"
+            if e == .permissionDenied || e == .notPermitted { text += " (run rotationd as root, as its systemd service does)" }
             return text + "; the capture nodes of the camera sensors it holds are not known"
         case .unpublishable(let device, let what, let value, let limit):
             return "\(device): its \(what) \"\(value.prefix(120))\" is not published (\(limit)); it is null on the wire"

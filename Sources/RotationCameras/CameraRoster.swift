@@ -25,56 +25,14 @@ public struct CameraRoster: Sendable {
 
     /// The published list for `found`, and the found cameras that did not fit.
     public mutating func list(_ found: [DiscoveredCamera]) -> (cameras: [ListedCamera], left: [DiscoveredCamera]) {
-        // Configured cameras with a device claim the found camera with that node.
-        var claimedBy: [Int: Int] = [:] // found index → configured index
-        for (ci, c) in configured.enumerated() {
-            guard let device = c.device,
-                  let fi = found.indices.first(where: { claimedBy[$0] == nil && found[$0].answers(to: device) }) else { continue }
-            claimedBy[fi] = ci
-        }
-        // Names for the other found cameras: the one each had, else the first free one for its facing.
-        let reserved = Set(configured.filter { $0.device != nil }.map(\.name))
-        var given: [Int: String] = [:]
-        var used = reserved
+        var claimedBy = deviceClaims(found) // found index → configured index
         let unclaimed = found.indices.filter { claimedBy[$0] == nil }
-        for fi in unclaimed {
-            if let name = names[found[fi].syspath], !used.contains(name) {
-                given[fi] = name
-                used.insert(name)
-            }
-        }
-        for fi in unclaimed where given[fi] == nil {
-            let base = found[fi].facing.rawValue
-            var name = base, n = 2
-            while used.contains(name) {
-                name = base + String(n)
-                n += 1
-            }
-            given[fi] = name
-            used.insert(name)
-        }
+        let given = givenNames(unclaimed, of: found)
         // Configured cameras without a device claim the found camera of their name.
         for (ci, c) in configured.enumerated() where c.device == nil {
             if let fi = unclaimed.first(where: { given[$0] == c.name && claimedBy[$0] == nil }) { claimedBy[fi] = ci }
         }
-
-        var listed: [ListedCamera] = []
-        for (ci, c) in configured.enumerated() {
-            if let fi = claimedBy.first(where: { $0.value == ci })?.key {
-                let f = found[fi]
-                listed.append(ListedCamera(
-                    camera: Camera(name: c.name, facing: c.facing, mount: c.mount, device: f.device, model: f.model, source: .config,
-                                   libcamera: f.libcamera, busPath: f.busPath, nodes: f.nodes,
-                                   panel: c.panel == .base ? .base : f.panel, infrared: f.infrared),
-                    found: f,
-                    facingDetail: "rotationd --camera, over \(f.facing.rawValue) from source \(f.sources.facing.rawValue): \(f.facingDetail)",
-                    mountDetail: "rotationd --camera, over \(f.mount)° from source \(f.sources.mount.rawValue): \(f.mountDetail)"))
-            } else {
-                let missing = c.device.map { "; \($0) was not found" } ?? ""
-                listed.append(ListedCamera(camera: c, found: nil, facingDetail: "rotationd --camera\(missing)",
-                                           mountDetail: "rotationd --camera"))
-            }
-        }
+        var listed = configuredCameras(found, claimedBy: claimedBy)
         var left: [DiscoveredCamera] = []
         var kept: [String: String] = [:]
         for fi in unclaimed where claimedBy[fi] == nil {
@@ -94,5 +52,60 @@ public struct CameraRoster: Sendable {
         for (fi, _) in claimedBy { kept[found[fi].syspath] = given[fi] ?? names[found[fi].syspath] }
         names = kept
         return (listed, left)
+    }
+
+    /// The found camera each configured camera with a device claims: the one with that node, by found index.
+    private func deviceClaims(_ found: [DiscoveredCamera]) -> [Int: Int] {
+        var claimedBy: [Int: Int] = [:]
+        for (ci, c) in configured.enumerated() {
+            guard let device = c.device,
+                  let fi = found.indices.first(where: { claimedBy[$0] == nil && found[$0].answers(to: device) }) else { continue }
+            claimedBy[fi] = ci
+        }
+        return claimedBy
+    }
+
+    /// Names for the found cameras at `unclaimed`, by index: the one each had, else the first free one for its
+    /// facing, leaving out the names configured cameras with a device hold.
+    private func givenNames(_ unclaimed: [Int], of found: [DiscoveredCamera]) -> [Int: String] {
+        var given: [Int: String] = [:]
+        var used = Set(configured.filter { $0.device != nil }.map(\.name))
+        for fi in unclaimed {
+            if let name = names[found[fi].syspath], !used.contains(name) {
+                given[fi] = name
+                used.insert(name)
+            }
+        }
+        for fi in unclaimed where given[fi] == nil {
+            let base = found[fi].facing.rawValue
+            var name = base, n = 2
+            while used.contains(name) {
+                name = base + String(n)
+                n += 1
+            }
+            given[fi] = name
+            used.insert(name)
+        }
+        return given
+    }
+
+    /// The configured cameras, in the order given, each with what was found of it (`claimedBy`: found index →
+    /// configured index) or as configured.
+    private func configuredCameras(_ found: [DiscoveredCamera], claimedBy: [Int: Int]) -> [ListedCamera] {
+        configured.enumerated().map { ci, c in
+            guard let fi = claimedBy.first(where: { $0.value == ci })?.key else {
+                let missing = c.device.map { "; \($0) was not found" } ?? ""
+                return ListedCamera(camera: c, found: nil, facingDetail: "rotationd --camera\(missing)",
+                                    mountDetail: "rotationd --camera")
+            }
+            let f = found[fi]
+            return ListedCamera(
+                camera: Camera(name: c.name, facing: c.facing, mount: c.mount, device: f.device, model: f.model, source: .config,
+                               libcamera: f.libcamera, busPath: f.busPath, nodes: f.nodes,
+                               panel: c.panel == .base ? .base : f.panel, infrared: f.infrared),
+                found: f,
+                facingDetail: "rotationd --camera, over \(f.facing.rawValue) from source \(f.sources.facing.rawValue): \(f.facingDetail)",
+                mountDetail: "rotationd --camera, over \(f.mount)° from source \(f.sources.mount.rawValue): \(f.mountDetail)")
+        }
     }
 }

@@ -1,6 +1,7 @@
 import CUDev
 import CV4L2
 import Glibc
+import RotationSystem
 
 /// The media controller graphs of the system's media devices (`/dev/mediaN`), read to find which capture
 /// nodes a camera sensor's data reaches.
@@ -56,11 +57,11 @@ struct MediaGraph: Sendable {
     /// Reads one media device's graph.
     static func read(node: String) -> Result<Device, CameraError> {
         let fd = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(.media(device: node, operation: "open", errno: errno)) }
+        guard fd >= 0 else { return .failure(.media(device: node, operation: "open", errno: .current)) }
         defer { close(fd) }
         var raw = rotationd_media_graph()
         guard rotationd_media_graph_read(fd, &raw) == 0 else {
-            return .failure(.media(device: node, operation: "read the graph (MEDIA_IOC_G_TOPOLOGY) of", errno: errno))
+            return .failure(.media(device: node, operation: "read the graph (MEDIA_IOC_G_TOPOLOGY) of", errno: .current))
         }
         defer { rotationd_media_graph_free(&raw) }
         var device = Device(node: node)

@@ -1,6 +1,7 @@
 import CV4L2
 import Glibc
 import RotationProtocol
+import RotationSystem
 
 /// The two V4L2 controls a camera sensor's sub-device carries about how it sits in the device.
 ///
@@ -32,22 +33,22 @@ package struct SensorControls: Sendable, Hashable {
     /// Reads both controls of the sub-device at `node`.
     static func read(_ node: String) -> Result<SensorControls, CameraError> {
         let fd = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(.controls(device: node, operation: "open", errno: errno)) }
+        guard fd >= 0 else { return .failure(.controls(device: node, operation: "open", errno: .current)) }
         defer { close(fd) }
         var out = SensorControls()
         for (id, keyPath) in [(rotationd_cid_camera_orientation, \SensorControls.orientation),
                               (rotationd_cid_camera_sensor_rotation, \SensorControls.rotation)] {
             var flags: UInt32 = 0
             if rotationd_v4l2_query_control(fd, id, &flags) != 0 {
-                let e = errno
+                let e = Errno.current
                 // EINVAL: no such control; ENOTTY: no controls at all. Either way, it does not say.
-                if e == EINVAL || e == ENOTTY { continue }
+                if e == .invalidArgument || e == .inappropriateIOCTL { continue }
                 return .failure(.controls(device: node, operation: "query the controls of", errno: e))
             }
             if flags & rotationd_ctrl_flag_disabled != 0 { continue }
             var value: Int32 = 0
             guard rotationd_v4l2_read_control(fd, id, &value) == 0 else {
-                return .failure(.controls(device: node, operation: "read the controls of", errno: errno))
+                return .failure(.controls(device: node, operation: "read the controls of", errno: .current))
             }
             out[keyPath: keyPath] = Int(value)
         }

@@ -2,6 +2,7 @@ import Glibc
 // A client program that imports RotationClient connects with LineConnection and meets ClientError too.
 @_exported import RotationConnection
 import RotationProtocol
+import RotationSystem
 import Synchronization
 
 /// A subscriber to rotationd: connects to its socket, presents what it publishes as an `AsyncSequence`,
@@ -112,8 +113,8 @@ public final class RotationClient: Sendable {
         }
         received(state, newConnection: true)
         guard state.sensor == .idle else { return (hello, state, second) }
-        let deadline = MonotonicClock.now + idleWait
-        while case let left = deadline - MonotonicClock.now, left > 0, let line = try c.readLine(timeout: left) {
+        let deadline = MonotonicClock.now() + idleWait
+        while case let left = deadline - MonotonicClock.now(), left > 0, let line = try c.readLine(timeout: left) {
             if case .state(let next)? = ServerMessage.decode(line) {
                 received(next)
                 if next.sensor != .idle { return (hello, next, line) }
@@ -132,51 +133,14 @@ public final class RotationClient: Sendable {
         let (stream, continuation) = AsyncStream<ServiceEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let flag = CancelFlag()
         continuation.onTermination = { _ in flag.set() }
-        DetachedThread.start {
+        let reader: @Sendable () -> Void = {
             var backoff = initialBackoff
             var reportedOutage = false
             while !flag.isSet {
-                var reason = ""
-                do {
-                    let c = try LineConnection(path: path)
-                    var greeted = false
-                    var recordedOnConnection = false
-                    var lastPreferred: String?
-                    while true {
-                        let next: String?
-                        do { next = try c.readLine(shouldStop: { flag.isSet }) } catch {
-                            reason = (error as? ClientError)?.reason ?? "\(error)"
-                            break
-                        }
-                        guard let line = next else { break }
-                        guard let message = ServerMessage.decode(line) else { continue }
-                        var preferredChange: Camera?? = nil
-                        if case .state(let state) = message {
-                            let first = !recordedOnConnection
-                            recordedOnConnection = true
-                            self.received(state, newConnection: first)
-                            if first || state.preferred != lastPreferred { preferredChange = .some(state.preferredCamera) }
-                            lastPreferred = state.preferred
-                        }
-                        defer { if let change = preferredChange { continuation.yield(.preferredCamera(change)) } }
-                        if case .hello(let hello) = message, !greeted {
-                            greeted = true
-                            guard hello.protocolVersion == Hello.currentProtocol else {
-                                reason = "the service speaks protocol \(hello.protocolVersion), this client \(Hello.currentProtocol)"
-                                break
-                            }
-                            backoff = initialBackoff
-                            reportedOutage = false
-                            continuation.yield(.connected(path: path, hello: hello, line: line))
-                            if let subscribe { try? c.send(ClientCommand.subscribe(subscribe).jsonLine) }
-                        } else {
-                            continuation.yield(.message(message, line: line))
-                        }
-                    }
-                    c.close()
-                    if reason.isEmpty { reason = greeted ? "the service closed the connection" : "the service did not greet" }
-                } catch {
-                    reason = (error as? ClientError)?.reason ?? "\(error)"
+                let (reason, connected) = self.session(path: path, subscribe: subscribe, flag: flag, continuation: continuation)
+                if connected {
+                    backoff = initialBackoff
+                    reportedOutage = false
                 }
                 if flag.isSet { break }
                 if !reportedOutage {
@@ -192,27 +156,58 @@ public final class RotationClient: Sendable {
             }
             continuation.finish()
         }
+        // A client without its reader thread would wait forever.
+        do { try SystemThread.detached(reader) } catch { fatalError("rotation client: cannot start a thread: \(error)") }
         return stream
     }
-}
 
-/// Seconds on CLOCK_MONOTONIC.
-enum MonotonicClock {
-    static var now: Double { read(CLOCK_MONOTONIC) }
-
-    /// CLOCK_BOOTTIME and CLOCK_MONOTONIC at one moment: CLOCK_BOOTTIME read between two readings of
-    /// CLOCK_MONOTONIC, and their middle.
-    static func bootAndMonotonic() -> (boot: Double, monotonic: Double) {
-        let before = read(CLOCK_MONOTONIC)
-        let boot = read(CLOCK_BOOTTIME)
-        let after = read(CLOCK_MONOTONIC)
-        return (boot, (before + after) / 2)
-    }
-
-    private static func read(_ clock: clockid_t) -> Double {
-        var ts = timespec()
-        clock_gettime(clock, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    /// One connection to the service at `path`, from connecting to its end or to `flag`: everything it says goes to
+    /// `continuation`. Returns why it ended, and whether the service greeted in this client's protocol.
+    private func session(path: String, subscribe: [EventType]?, flag: CancelFlag,
+                         continuation: AsyncStream<ServiceEvent>.Continuation) -> (reason: String, connected: Bool) {
+        var reason = ""
+        var connected = false
+        do {
+            let c = try LineConnection(path: path)
+            var greeted = false
+            var recordedOnConnection = false
+            var lastPreferred: String?
+            while true {
+                let next: String?
+                do { next = try c.readLine(shouldStop: { flag.isSet }) } catch {
+                    reason = error.reason
+                    break
+                }
+                guard let line = next else { break }
+                guard let message = ServerMessage.decode(line) else { continue }
+                var preferredChange: Camera?? = nil
+                if case .state(let state) = message {
+                    let first = !recordedOnConnection
+                    recordedOnConnection = true
+                    received(state, newConnection: first)
+                    if first || state.preferred != lastPreferred { preferredChange = .some(state.preferredCamera) }
+                    lastPreferred = state.preferred
+                }
+                defer { if let change = preferredChange { continuation.yield(.preferredCamera(change)) } }
+                if case .hello(let hello) = message, !greeted {
+                    greeted = true
+                    guard hello.protocolVersion == Hello.currentProtocol else {
+                        reason = "the service speaks protocol \(hello.protocolVersion), this client \(Hello.currentProtocol)"
+                        break
+                    }
+                    connected = true
+                    continuation.yield(.connected(path: path, hello: hello, line: line))
+                    if let subscribe { try? c.send(ClientCommand.subscribe(subscribe).jsonLine) }
+                } else {
+                    continuation.yield(.message(message, line: line))
+                }
+            }
+            c.close()
+            if reason.isEmpty { reason = greeted ? "the service closed the connection" : "the service did not greet" }
+        } catch {
+            reason = error.reason
+        }
+        return (reason, connected)
     }
 }
 

@@ -1,5 +1,5 @@
 #if SANITIZE_THREAD
-import RotationProtocol
+import RotationSystem
 
 /// In ThreadSanitizer builds, `Mutex` in this module is the pthread lock the sanitizer understands.
 typealias Mutex = ThreadSanitizerMutex

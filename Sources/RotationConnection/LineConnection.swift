@@ -1,5 +1,6 @@
 import Glibc
 import RotationProtocol
+import RotationSystem
 
 /// A blocking connection to the service's socket that reads and writes whole protocol lines.
 public final class LineConnection: @unchecked Sendable {
@@ -12,7 +13,7 @@ public final class LineConnection: @unchecked Sendable {
     public init(path: String) throws(ClientError) {
         self.path = path
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ClientError(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw ClientError(path: path, reason: Errno.current.description) }
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -25,11 +26,11 @@ public final class LineConnection: @unchecked Sendable {
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         if rc != 0 {
-            let e = errno
+            let e = Errno.current
             // deinit runs after a throw from here on: close() marks the descriptor closed, so its number,
             // which the host program may reuse at once, is never closed a second time.
             close()
-            let reason = e == ENOENT ? "no such socket" : e == ECONNREFUSED ? "connection refused" : String(cString: strerror(e))
+            let reason = e == .noSuchFileOrDirectory ? "no such socket" : e == .connectionRefused ? "connection refused" : e.description
             throw ClientError(path: path, reason: reason)
         }
     }
@@ -56,7 +57,7 @@ public final class LineConnection: @unchecked Sendable {
             }
             return true
         }
-        if !ok { throw ClientError(path: path, reason: "send failed: \(String(cString: strerror(errno)))") }
+        if !ok { throw ClientError(path: path, reason: "send failed: \(Errno.current)") }
     }
 
     /// The next line without its newline; nil on end of stream, or when nothing arrives within `timeout`
@@ -66,7 +67,7 @@ public final class LineConnection: @unchecked Sendable {
     /// were split across reads; the connection is then closed, since the rest of that line cannot be
     /// told from the next one.
     public func readLine(timeout: Double? = nil, shouldStop: () -> Bool = { false }) throws(ClientError) -> String? {
-        let deadline = timeout.map { LineConnection.now + $0 }
+        let deadline = timeout.map { MonotonicClock.now() + $0 }
         var scanned = 0
         while true {
             if let nl = buffer[scanned...].firstIndex(of: 0x0A) {
@@ -80,7 +81,7 @@ public final class LineConnection: @unchecked Sendable {
             if fd < 0 { return nil }
             var wait: Int32 = 200
             if let deadline {
-                let left = deadline - LineConnection.now
+                let left = deadline - MonotonicClock.now()
                 if left <= 0 { return nil }
                 wait = Int32(min(0.2, left) * 1000) + 1
             }
@@ -98,13 +99,6 @@ public final class LineConnection: @unchecked Sendable {
             }
             buffer.append(contentsOf: chunk[..<n])
         }
-    }
-
-    /// Seconds on CLOCK_MONOTONIC, for the read deadlines.
-    private static var now: Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     private func tooLong() -> ClientError {

@@ -1,4 +1,5 @@
 import Glibc
+import RotationSystem
 
 /// The system's `tar`, run to pack a report's directory into a gzip-compressed archive.
 ///
@@ -37,7 +38,7 @@ enum ArchiveCommand {
         var pid: pid_t = 0
         let rc = posix_spawnp(&pid, "tar", &actions, &attributes, cArgs, environ)
         guard rc == 0 else {
-            throw Failure(description: "cannot run tar: \(String(cString: strerror(rc))); install tar and gzip")
+            throw Failure(description: "cannot run tar: \(Errno(rawValue: rc)); install tar and gzip")
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

@@ -1,13 +1,12 @@
 import RotationCameras
 import RotationEngine
 import RotationProtocol
-import RotationSensors
 import RotationService
-import Synchronization
+import RotationSystem
 
 /// The cameras as the engine runner's second input: found at start-up, then followed through udev.
 ///
-/// The watcher's thread hands each inventory to a `CameraRoster`, which applies `--camera` and keeps names
+/// The follower's thread hands each inventory to a `CameraRoster`, which applies `--camera` and keeps names
 /// steady; the store notes which cameras arrived (`CameraMemory`), and the resulting list, with the camera that
 /// arrived last, goes to the runner as a state change. Problems are logged once each, and every camera that comes
 /// or goes is logged with where its values came from.
@@ -17,8 +16,8 @@ final class CameraInput: @unchecked Sendable {
     /// The camera among `initial` that arrived last and is not infrared.
     let initialArrival: CameraArrival?
     private let store: PreferenceStore
-    private let watcher = CameraWatcher()
-    // Touched at init, then only on the watcher's thread.
+    private let follower = CameraFollower()
+    // Touched at init, then only on the follower's thread.
     private var roster: CameraRoster
     private var shown: [ListedCamera]
     private var logged: Set<String> = []
@@ -39,7 +38,7 @@ final class CameraInput: @unchecked Sendable {
 
     /// Starts following hot-plug; each change of the list goes to `runner`.
     func start(_ runner: EngineRunner) {
-        watcher.start { [self] inventory in
+        follower.start { [self] inventory in
             let (listed, left) = self.roster.list(inventory.cameras)
             self.note(inventory, left: left)
             let before = Set(self.shown.map(\.camera)), after = Set(listed.map(\.camera))
@@ -56,7 +55,7 @@ final class CameraInput: @unchecked Sendable {
     }
 
     /// Stops following hot-plug.
-    func stop() { watcher.stop() }
+    func stop() { follower.stop() }
 
     private func note(_ inventory: CameraInventory, left: [DiscoveredCamera]) {
         let problems = inventory.problems + left.map { CameraError.tooMany(device: $0.device, limit: Camera.maxCount) }

@@ -1,4 +1,5 @@
 import Glibc
+import RotationSystem
 
 /// A command run to its end, found on PATH, with standard input from /dev/null and its standard output and error
 /// collected: for `systemd-hwdb` and `udevadm`.
@@ -13,7 +14,7 @@ struct ChildCommand {
     /// it) and everything it printed.
     func run() -> (status: Int32, output: String) {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { return (127, String(cString: strerror(errno))) }
+        guard pipe(&fds) == 0 else { return (127, Errno.current.description) }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -27,7 +28,7 @@ struct ChildCommand {
         let rc = posix_spawnp(&pid, argv[0], &actions, nil, cArgs, environ)
         close(fds[1])
         defer { close(fds[0]) }
-        guard rc == 0 else { return (127, String(cString: strerror(rc))) }
+        guard rc == 0 else { return (127, Errno(rawValue: rc).description) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {

@@ -1,5 +1,5 @@
 import Glibc
-import RotationSensors
+import RotationSystem
 
 /// The terminal side of `rotationd --fix-mount`: lines on standard output, a progress line redrawn in place when
 /// standard output is a terminal, and questions read from standard input when it is one.

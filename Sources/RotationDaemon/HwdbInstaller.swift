@@ -1,5 +1,6 @@
 import Glibc
 import RotationSensors
+import RotationSystem
 
 /// Where and how `rotationd --fix-mount` installs its entries: the local hwdb file under a root directory (`/`,
 /// or a scratch root from `ROTATIOND_ROOT`), written atomically, then systemd-hwdb and udevadm; and what the
@@ -42,28 +43,20 @@ struct HwdbInstaller {
         ChildCommand(argv: ["systemd-hwdb"] + (live ? [] : ["--root", root]) + ["query", key])
     }
 
-    /// Writes `text` as the file, atomically: a new file in the same directory, synced, then renamed over it.
+    /// Writes `text` as the file, atomically (`AtomicFile`, mode 0644), creating its directories. The file is in
+    /// place once renamed: a directory that cannot be synced afterwards is no failure.
     func write(_ text: String) throws(MountFixError) {
         var made = ""
         for part in directory.split(separator: "/") {
             made += "/" + part
-            if mkdir(made, 0o755) != 0 && errno != EEXIST { throw .write(Self.failure("create the directory", made)) }
+            if mkdir(made, 0o755) != 0 && errno != EEXIST { throw .write(Self.failure("create the directory", made, .current)) }
         }
-        var template = Array((path + ".rotationd-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw .write(Self.failure("create a file in", directory)) }
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        var ok = OutputStreamFD(fd: fd).write(text) && fchmod(fd, 0o644) == 0 && fsync(fd) == 0
-        ok = close(fd) == 0 && ok
-        guard ok, rename(temporary, path) == 0 else {
-            let error = Self.failure("write", path)
-            unlink(temporary)
-            throw .write(error)
-        }
-        let dir = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dir >= 0 {
-            fsync(dir)
-            close(dir)
+        do { try AtomicFile.write(Array(text.utf8), name: HwdbFile.name, in: directory, mode: 0o644) } catch {
+            switch error.step {
+            case .create: throw .write(Self.failure("create a file in", directory, error.errno))
+            case .write, .sync, .rename: throw .write(Self.failure("write", path, error.errno))
+            case .openDirectory, .syncDirectory: break
+            }
         }
     }
 
@@ -92,9 +85,8 @@ struct HwdbInstaller {
     }
 
     /// The error of a failed system call on `path`, with a fix for a lack of permission.
-    static func failure(_ operation: String, _ path: String) -> SystemError {
-        let e = errno
-        return SystemError(operation: operation, path: path, errno: e,
-                           fix: e == EACCES || e == EPERM || e == EROFS ? "run as root (sudo rotationd --fix-mount)" : nil)
+    static func failure(_ operation: String, _ path: String, _ e: Errno) -> SystemError {
+        SystemError(operation: operation, path: path, errno: e,
+                    fix: [.permissionDenied, .notPermitted, .readOnlyFileSystem].contains(e) ? "run as root (sudo rotationd --fix-mount)" : nil)
     }
 }

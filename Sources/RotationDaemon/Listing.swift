@@ -1,8 +1,8 @@
 import Glibc
 import RotationEngine
 import RotationSensors
-import RotationService
 import Synchronization
+import RotationSystem
 
 /// `rotationd --list`: every sensor and every camera found, and what would be used.
 enum Listing {

@@ -1,8 +1,8 @@
-import Glibc
 import RotationEngine
 import RotationSensors
 import RotationService
 import Synchronization
+import RotationSystem
 
 /// The live sensor as an input feed: runs the sensor source only while someone wants samples.
 ///
@@ -24,7 +24,7 @@ final class LiveInput: InputFeed, @unchecked Sendable {
     private let scaleCheck = ScaleCheck()
     private let trim = TrimAfterStart()
     /// The trim after the last subscriber left, running or done; each one joins the one before it.
-    private let idleTrim = Mutex<ServiceThread?>(nil)
+    private let idleTrim = Mutex<SystemThread?>(nil)
     // Set before sampling starts, read on the sensor thread.
     private var runner: EngineRunner?
     private var onDevice: @Sendable (String?) -> Void = { _ in }
@@ -122,11 +122,11 @@ final class LiveInput: InputFeed, @unchecked Sendable {
         // of its own, as the start-up trim: this is the socket server's thread, and a trim reads all of
         // /proc/self/smaps, which can take long enough to keep the next client waiting.
         let startUp = trim.take()
-        let previous = idleTrim.withLock { thread -> ServiceThread? in
+        let previous = idleTrim.withLock { thread -> SystemThread? in
             defer { thread = nil }
             return thread
         }
-        let next = ServiceThread {
+        let next = SystemThread.start {
             startUp?.join()
             previous?.join()
             let released = ResidentTrim.trim()
@@ -139,7 +139,7 @@ final class LiveInput: InputFeed, @unchecked Sendable {
     func stop() {
         source.stop()
         trim.take()?.join()
-        idleTrim.withLock { thread -> ServiceThread? in
+        idleTrim.withLock { thread -> SystemThread? in
             defer { thread = nil }
             return thread
         }?.join()

@@ -1,5 +1,5 @@
 import Glibc
-import RotationSensors
+import RotationSystem
 
 /// What a report says about the machine: what the hwdb matches a mount matrix on (the DMI modalias, or a device
 /// tree's compatible strings on a board without DMI), its maker and model, and the kernel.

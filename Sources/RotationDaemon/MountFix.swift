@@ -1,6 +1,6 @@
-import Glibc
 import RotationProtocol
 import RotationSensors
+import RotationSystem
 
 /// `rotationd --fix-mount`: the guided fix of a wrong mount matrix.
 ///

@@ -1,5 +1,5 @@
-import Glibc
 import RotationSensors
+import RotationSystem
 
 /// Why `rotationd --fix-mount` stopped, and how to get past it.
 enum MountFixError: Error, Sendable, CustomStringConvertible {

@@ -3,6 +3,7 @@ import RotationEngine
 import RotationProtocol
 import RotationSensors
 import RotationService
+import RotationSystem
 
 /// `rotationd --print` and `--record`: the live sensor with one subscriber that stays for the whole run.
 enum PermanentSubscriber {

@@ -1,6 +1,7 @@
 import Glibc
 import RotationProtocol
 import RotationSensors
+import RotationSystem
 
 /// One sensor read through its raw attributes while the user holds the guided fix's poses (`PoseHold`), with the
 /// progress shown as it goes (`FixConsole`).
@@ -96,7 +97,7 @@ struct PoseSession {
     /// One reading, or why it failed: a busy device named as such.
     func read() throws(MountFixError) -> Vector3 {
         do { return try sensor.read() } catch {
-            if case .io(let e) = error, e.errno == EBUSY { throw .busy(device: sensor.sensor.id, path: e.path) }
+            if case .io(let e) = error, e.errno == .busy { throw .busy(device: sensor.sensor.id, path: e.path) }
             throw .read(error)
         }
     }

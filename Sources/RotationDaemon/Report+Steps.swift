@@ -3,6 +3,7 @@ import RotationPicture
 import RotationProtocol
 import RotationSensors
 import RotationService
+import RotationSystem
 
 /// The report's recording, its replay, its summary and its archive.
 extension Report {
@@ -72,13 +73,13 @@ extension Report {
         let feed = ReplayFeeder(samples: samples, realtime: false, ignoreGyro: options.noGyro, sensorDescription: nil)
         let states = dir + "/states.jsonl"
         let fd = open(states, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SystemError(operation: "create", path: states, errno: errno) }
+        guard fd >= 0 else { throw SystemError(operation: "create", path: states, errno: .current) }
         let picture = PictureOutput()
         // Configured cameras stand, as in any replay; else those the recording found or the service published.
         let cameras = options.cameras.isEmpty ? recorded.cameras : options.cameras
         let status = Serve(options: options).printReplay(feed, fd: fd, cameras: cameras, picture: picture)
         close(fd)
-        guard status == 0 else { throw SystemError(operation: "write", path: states, errno: EIO) }
+        guard status == 0 else { throw SystemError(operation: "write", path: states, errno: .ioError) }
         let title = "rotationd --report: \(facts.product ?? "an unknown machine"), \(Self.stamp("%Y-%m-%d %H:%M"))"
         let recording = picture.recording(title: title, samples: samples, options: options)
         let svg = TracePicture.svg(recording)

@@ -1,8 +1,7 @@
 import Glibc
-import RotationPicture
 import RotationProtocol
 import RotationSensors
-import RotationService
+import RotationSystem
 
 /// `rotationd --report DIR`: a bug report about the rotation in one command.
 ///
@@ -107,10 +106,10 @@ struct Report {
     @discardableResult
     static func makeDirectory(_ path: String, mayExist: Bool) throws(SystemError) -> Bool {
         guard mkdir(path, 0o755) != 0 else { return true }
-        let e = errno
-        if e == EEXIST && mayExist { return false }
+        let e = Errno.current
+        if e == .exists && mayExist { return false }
         throw SystemError(operation: "create the directory", path: path, errno: e,
-                          fix: e == ENOENT ? "create its parent first" : e == EACCES ? "choose a directory you may write to" : nil)
+                          fix: e == .noSuchFileOrDirectory ? "create its parent first" : e == .permissionDenied ? "choose a directory you may write to" : nil)
     }
 
     /// Removes the report's directory `dir` with its members, and `parent` when the report made it and it is empty.

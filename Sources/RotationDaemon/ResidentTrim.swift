@@ -1,6 +1,6 @@
 import Glibc
 import CMalloc
-import RotationSensors
+import RotationSystem
 
 /// Gives back the page-table entries of code and read-only data that only starting up touched.
 ///

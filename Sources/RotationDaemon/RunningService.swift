@@ -1,6 +1,7 @@
 import Glibc
 import RotationProtocol
 import RotationService
+import RotationSystem
 
 /// A serving rotationd's parts once wired together: the socket server and the outputs beside it, the engine
 /// runner, the input and the cameras; `Serve` assembles it, then starts, waits on and stops it.

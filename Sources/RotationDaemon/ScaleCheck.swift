@@ -1,7 +1,8 @@
 import RotationSensors
 import RotationService
+import RotationSystem
 
-/// Checks once per capture, when the part has been still long enough to tell, whether its scale is wrong,
+/// Checks once per capture, when the sensor has been still long enough to tell, whether its scale is wrong,
 /// and warns once per device.
 ///
 /// Touched only on the sensor thread (one at a time); a finished check costs one comparison per sample.

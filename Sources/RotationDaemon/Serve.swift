@@ -4,6 +4,7 @@ import RotationPicture
 import RotationProtocol
 import RotationSensors
 import RotationService
+import RotationSystem
 
 /// Runs an input through the engine into the chosen outputs: standard output, the socket service, or both.
 ///

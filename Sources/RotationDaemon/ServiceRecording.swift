@@ -2,6 +2,7 @@ import Glibc
 import RotationConnection
 import RotationProtocol
 import RotationSensors
+import RotationSystem
 
 /// A report's recording through a running service: its raw `samples` subscription, which root and the members
 /// of its `--samples-group` may read, while it keeps the sensor.

@@ -5,6 +5,7 @@ import RotationProtocol
 import RotationSensors
 import RotationService
 import Synchronization
+import RotationSystem
 
 /// rotationd as the desktop's tablet-mode switch (`--tablet-mode-switch`): a uinput device of its own reporting
 /// `SW_TABLET_MODE` from the posture it publishes, 1 in stand, tent and tablet (`Posture.isTabletMode`: the
@@ -18,7 +19,7 @@ import Synchronization
 /// that its first state is the right one; after that each change of value is one event and its report. While
 /// the posture is unknown (no reading yet, the sensor lost) the switch keeps its value. Discovery leaves it out,
 /// so rotationd never reads its own output. A kernel switch registered while the service runs
-/// (`TabletSwitchWatch`) withdraws the device until it goes.
+/// (`KernelSwitchFollower`) withdraws the device until it goes.
 ///
 /// It fails safe: libinput resumes the keyboard it suspended only on that switch's own 0 event, not when the
 /// switch goes away, nor when a new one appears reading 0 (Docs/posture.md). So the device never goes away
@@ -63,7 +64,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
 
     private let path: String
     private let device: Mutex<Device>
-    private let watch = TabletSwitchWatch()
+    private let kernelSwitch = KernelSwitchFollower()
 
     /// Why no switch may be made on the machine `inventory` describes, or nil: the kernel already reports
     /// `SW_TABLET_MODE` (a platform driver's switch, which the desktop follows), or nothing tells the posture.
@@ -89,9 +90,9 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
             let leftOn = lastRunLeftOn()
             let made = try TabletModeSwitch(path: path, holding: leftOn)
             if !FailSafeSignals.install() {
-                Log.warning("--tablet-mode-switch: cannot install the crash handler (\(String(cString: strerror(errno)))); if rotationd crashes while the switch reads 1, the keyboard stays off until rotationd starts again")
+                Log.warning("--tablet-mode-switch: cannot install the crash handler (\(Errno.current)); if rotationd crashes while the switch reads 1, the keyboard stays off until rotationd starts again")
             }
-            if !made.watch.start(onChange: { [weak made] in made?.follow($0) }) {
+            if !made.kernelSwitch.start(onChange: { [weak made] in made?.follow($0) }) {
                 Log.warning("--tablet-mode-switch: cannot start the thread that follows input devices; a kernel tablet-mode switch registered later is not noticed until rotationd restarts")
             }
             Log.info("tablet-mode switch: \"\(SwitchDescription.rotationdSwitchName)\" through \(path), SW_TABLET_MODE 1 in stand, tent and tablet and 0 in laptop and closed, from the posture; the sensors are read with no subscriber too")
@@ -125,7 +126,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
     /// first posture published, at 1 whatever the posture when `holding` (a run before left it at 1).
     init(path: String = TabletModeSwitch.uinput, holding: Bool = false) throws(TabletModeSwitchError) {
         let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotOpen(path: path, errno: errno) }
+        guard fd >= 0 else { throw .cannotOpen(path: path, errno: .current) }
         if let refused = Self.declare(fd, path: path) {
             Glibc.close(fd)
             throw refused
@@ -145,7 +146,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
     private static func declare(_ fd: Int32, path: String) -> TabletModeSwitchError? {
         var failed: Int32 = 0
         guard rotationd_uinput_setup_switch(fd, SwitchDescription.rotationdSwitchName, Int32(SW_TABLET_MODE), &failed) == 0 else {
-            return .refused(step: setupSteps[min(max(Int(failed), 0), 2)], path: path, errno: errno)
+            return .refused(step: setupSteps[min(max(Int(failed), 0), 2)], path: path, errno: .current)
         }
         return nil
     }
@@ -161,7 +162,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
         if let problem { Log.error("\(problem)") }
     }
 
-    /// Follows a kernel switch that comes or goes while the service runs (`TabletSwitchWatch`): withdraws the
+    /// Follows a kernel switch that comes or goes while the service runs (`KernelSwitchFollower`): withdraws the
     /// device while there is one, 0 reported and read first, and registers it again, in the posture's state, once
     /// it has gone.
     private func follow(_ kernel: SwitchDescription?) {
@@ -192,7 +193,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
         if !d.created {
             guard rotationd_uinput_create(d.fd) == 0 else {
                 d.failed = true
-                return .refused(step: "UI_DEV_CREATE", path: path, errno: errno)
+                return .refused(step: "UI_DEV_CREATE", path: path, errno: .current)
             }
             d.created = true
             FailSafeSignals.arm(fd: d.fd, journal: d.journal?.descriptor ?? -1, offLine: Self.entry(false).line)
@@ -213,7 +214,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
         }
         guard rotationd_uinput_report_switch(d.fd, Int32(SW_TABLET_MODE), on ? 1 : 0) == 2 * MemoryLayout<input_event>.size else {
             d.failed = true
-            return .refused(step: "a write of SW_TABLET_MODE", path: path, errno: errno)
+            return .refused(step: "a write of SW_TABLET_MODE", path: path, errno: .current)
         }
         if !on {
             FailSafeSignals.setOn(false)
@@ -267,7 +268,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
     /// Stops following the kernel's switches, reports 0 and lets the desktop read it if the switch may read 1,
     /// then unregisters the device, closes uinput and removes the journal.
     func close() {
-        watch.stop()
+        kernelSwitch.stop()
         let (turnedOff, problem): (Bool, TabletModeSwitchError?) = device.withLock { d in
             d.closed = true
             return turnOff(&d)

@@ -1,5 +1,5 @@
-import Glibc
 import RotationSensors
+import RotationSystem
 
 /// Why `--tablet-mode-switch` makes no switch, or lost the one it made: what stands in the way and how to fix it.
 ///
@@ -11,10 +11,10 @@ enum TabletModeSwitchError: Error, Sendable, Hashable, CustomStringConvertible {
     /// only ever say "laptop".
     case noPostureSource
     /// `/dev/uinput` could not be opened.
-    case cannotOpen(path: String, errno: Int32)
+    case cannotOpen(path: String, errno: Errno)
     /// The kernel refused one step of making the device (`UI_SET_EVBIT`, `UI_SET_SWBIT`, `UI_DEV_SETUP`,
     /// `UI_DEV_CREATE`) or a write of its state.
-    case refused(step: String, path: String, errno: Int32)
+    case refused(step: String, path: String, errno: Errno)
 
     /// A one-line message: what failed, that the service runs on without the switch, and the fix.
     var description: String {
@@ -26,16 +26,16 @@ enum TabletModeSwitchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cannotOpen(let path, let e):
             let fix: String
             switch e {
-            case ENOENT, ENODEV, ENXIO:
+            case .noSuchFileOrDirectory, .noDevice, .noSuchDeviceOrAddress:
                 fix = "load the uinput module (modprobe uinput; add uinput to /etc/modules-load.d/ to keep it)"
-            case EACCES, EPERM:
+            case .permissionDenied, .notPermitted:
                 fix = "rotationd.service may write it only with the drop-in that turns the switch on, /usr/share/rotationd/tablet-mode-switch.conf, installed in /etc/systemd/system/rotationd.service.d/ (man rotationd, FILES); or run as root"
             default:
                 fix = "check that the kernel has uinput (CONFIG_INPUT_UINPUT)"
             }
             return "--tablet-mode-switch: \(SystemError(operation: "open", path: path, errno: e, fix: fix)); no tablet-mode switch is made"
         case .refused(let step, let path, let e):
-            return "--tablet-mode-switch: \(path) refused \(step): \(String(cString: strerror(e))); no tablet-mode switch is reported (check that the kernel's uinput takes switches: CONFIG_INPUT_UINPUT, kernel 4.5 or later for UI_DEV_SETUP)"
+            return "--tablet-mode-switch: \(path) refused \(step): \(e); no tablet-mode switch is reported (check that the kernel's uinput takes switches: CONFIG_INPUT_UINPUT, kernel 4.5 or later for UI_DEV_SETUP)"
         }
     }
 }

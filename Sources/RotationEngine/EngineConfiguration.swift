@@ -4,8 +4,8 @@
 /// seconds, angular rates in degrees per second, accelerations in m/s². Each value can also be set by its name
 /// (the property name) through `set(_:to:)`, which `rotationd --set NAME=VALUE` uses.
 public struct EngineConfiguration: Sendable, Hashable {
-    /// Standard gravity, what a correctly scaled part reads at rest: the learned 1 g starts here and is
-    /// compared with it to tell a wrong scale. The filter's own tests are relative to what the part reads.
+    /// Standard gravity, what a correctly scaled sensor reads at rest: the learned 1 g starts here and is
+    /// compared with it to tell a wrong scale. The filter's own tests are relative to what the sensor reads.
     public var gravity: Double = 9.80665
 
     /// Time constant of the low-pass filter that estimates gravity from the accelerometer alone.

@@ -9,8 +9,8 @@ import RotationProtocol
 /// Each sample goes through these stages, each a type of its own:
 /// 1. `SampleGate`: bad samples (a NaN, infinite or zero acceleration, a time that is not finite or runs
 ///    backwards) are dropped; a gap longer than `maxGap` restarts every stage; a reading whose |a| is far from
-///    the pose magnitude, what the part reads at rest in this pose, is motion (shaking, a bump). No test
-///    compares a reading with 9.81 m/s², so a part with a missing or wrong scale gives the same decisions as a
+///    the pose magnitude, what the sensor reads at rest in this pose, is motion (shaking, a bump). No test
+///    compares a reading with 9.81 m/s², so a sensor with a missing or wrong scale gives the same decisions as a
 ///    correct one; what 1 g reads is learned on the side.
 /// 2. Two estimates of gravity, each with its own state: `AccelerometerEstimate`, a low-pass filter, and,
 ///    when samples carry angular velocity, `FusedEstimate`, driven by the gyroscope and corrected towards the
@@ -152,7 +152,7 @@ public struct OrientationEngine: Sendable {
         return true
     }
 
-    /// What 1 g reads on the part, as learned from the samples so far.
+    /// What 1 g reads on the sensor, as learned from the samples so far.
     public var learnedGravity: LearnedGravity {
         LearnedGravity(value: gate.reference.oneG, stillTime: gate.reference.stillTime)
     }

@@ -11,10 +11,10 @@ import RotationProtocol
 ///   pace drops to slow and the still pose is kept.
 /// - At the slow pace, each reading is compared with the still pose: the first that departs from it by more
 ///   than the band, in direction or magnitude, brings the full rate back at once.
-/// - A convertible's base part, where the samples carry one, counts too: a base reading more than the widest
+/// - A convertible's base sensor, where the samples carry one, counts too: a base reading more than the widest
 ///   band from its own still pose brings the full rate back.
 /// - The band is `noiseFactor` times the noise learned while the engine sees no motion (the mean relative
-///   distance of a reading from the still pose), and never less than `minimumDeparture`, so a part's own
+///   distance of a reading from the still pose), and never less than `minimumDeparture`, so a sensor's own
 ///   noise, or a hand's tremor, does not keep the rate up.
 public struct SamplingPolicy: Sendable {
     /// The policy's thresholds.
@@ -30,7 +30,7 @@ public struct SamplingPolicy: Sendable {
         /// The smallest departure that counts, relative to the still pose's magnitude (0.02 is about 1.1° of
         /// direction, or 2 % of magnitude).
         public var minimumDeparture: Double = 0.02
-        /// The largest band, however noisy the part or the hand: a turn is noticed before it is this far
+        /// The largest band, however noisy the sensor or the hand: a turn is noticed before it is this far
         /// along (0.1 is about 6°).
         public var maximumDeparture: Double = 0.1
         /// Time constant of the still pose's mean at the full rate.
@@ -44,7 +44,7 @@ public struct SamplingPolicy: Sendable {
 
     /// How fast to read.
     public enum Pace: String, Sendable, Hashable {
-        /// Every sample the part gives, at the configured rate.
+        /// Every sample the sensor gives, at the configured rate.
         case full
         /// One read every `slowInterval`.
         case slow
@@ -59,7 +59,7 @@ public struct SamplingPolicy: Sendable {
     public var noise: Double { meanSquare.squareRoot() }
     private var meanSquare: Double
     private var pose: Vector3?
-    /// A convertible's base part's still pose: a fold of the base alone also brings the full rate back.
+    /// A convertible's base sensor's still pose: a fold of the base alone also brings the full rate back.
     private var basePose: Vector3?
     private var lastTime = -Double.infinity
     private var quietSince: Double?
@@ -113,7 +113,7 @@ public struct SamplingPolicy: Sendable {
         case .slow:
             if still && engineQuiet {
                 learnNoise(departure, dt: dt)
-                // Follow a slow drift of the part (temperature) without letting a turn in.
+                // Follow a slow drift of the sensor (temperature) without letting a turn in.
                 pose = p + (a - p) * (dt / (c.noiseTime * 4 + dt))
             } else {
                 pace = .full
@@ -137,8 +137,8 @@ public struct SamplingPolicy: Sendable {
                 break
             }
             pose = p + (a - p) * (dt / (c.poseTime + dt))
-            // Whatever scatter is left once the still pose has caught up is the part's noise (or the hand's
-            // tremor), learned even beyond the band, so a noisy part can widen the band and slow down too.
+            // Whatever scatter is left once the still pose has caught up is the sensor's noise (or the hand's
+            // tremor), learned even beyond the band, so a noisy sensor can widen the band and slow down too.
             if t - settled >= c.poseTime { learnNoise(departure, dt: dt) }
             if still {
                 let since = quietSince ?? t

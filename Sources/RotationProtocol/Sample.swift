@@ -11,7 +11,7 @@ public struct Sample: Sendable, Hashable {
     /// than `maxGap`: the device may have been turned meanwhile.
     public var followsGap = false
     /// The base (keyboard) accelerometer of a convertible at about the same moment, m/s² in the base's frame
-    /// (x along the hinge; opened flat, it reads what the display reads); nil when the device has no base part,
+    /// (x along the hinge; opened flat, it reads what the display reads); nil when the device has no base sensor,
     /// or it gave no reading for this sample.
     public var base: Vector3?
     /// The angle between the panels in degrees (0 closed, 180 opened flat, 360 folded back) from a hinge

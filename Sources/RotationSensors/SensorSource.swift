@@ -1,6 +1,7 @@
 import Glibc
 import CIIO
 import RotationProtocol
+import RotationSystem
 import Synchronization
 
 /// Live input from the display accelerometer (and a gyroscope beside it), delivered as calibrated samples.
@@ -29,7 +30,8 @@ public final class SensorSource: @unchecked Sendable {
         var running = false
         var stopRequested = false
         var buffer: UInt = 0
-        var thread: pthread_t = 0
+        /// The thread, once `start` has it; nil before.
+        var thread: SystemThread?
         var sensor: SensorDescription?
         var gyroscope: SensorDescription?
         /// Stopped from its own callback: the thread detaches itself as it ends, as nobody joins it.
@@ -39,8 +41,8 @@ public final class SensorSource: @unchecked Sendable {
     private let control = Mutex<Control>(Control())
     /// The bit pattern of the read interval the sampling policy asks for; 0 for the full rate.
     private let readIntervalBits = Atomic<UInt64>(0)
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// Readable once `stop()` is called.
+    private let stopPipe = WakePipe()
     // Set by `start` before the thread exists and read only by that thread.
     private var onSample: (Sample) -> Void = { _ in }
     private var onStatus: (SensorStatus, Double) -> Void = { _, _ in }
@@ -56,10 +58,10 @@ public final class SensorSource: @unchecked Sendable {
     private var retrying = false
     /// Whether the current capture has delivered a sample.
     private var delivered = false
-    /// What the captures learned of each part, kept across captures. Touched only by the source's thread.
-    var findings = PartFindings()
+    /// What the captures learned of each sensor, kept across captures. Touched only by the source's thread.
+    var findings = SensorFindings()
     /// Learns that the system slept; made when the thread starts.
-    private var wakes: WakeWatch?
+    private var resumeDetector: ResumeDetector?
     /// Whether the next sample delivered follows a sleep (`Sample.followsGap`).
     private var gapPending = false
     private var monitor: UDevMonitor?
@@ -67,22 +69,9 @@ public final class SensorSource: @unchecked Sendable {
     /// Creates a stopped source.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            }
-        }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
     }
 
-    deinit {
-        stop()
-        close(wakeRead)
-        close(wakeWrite)
-    }
+    deinit { stop() }
 
     /// Whether the source's thread is running.
     public var isRunning: Bool { control.withLock { $0.running && !$0.stopRequested } }
@@ -100,7 +89,7 @@ public final class SensorSource: @unchecked Sendable {
 
     /// Asks for one read every `seconds` (the sampling policy's slow pace while the device is still), or for the
     /// full rate with 0. Meant to be called from `onSample`, right after the sample that changed the pace, but
-    /// safe from any thread. A polled part is then read at that interval; a buffered part is slowed down to the
+    /// safe from any thread. A polled sensor is then read at that interval; a buffered sensor is slowed down to the
     /// lowest sampling frequency it offers at or above 1/`seconds` and batched to wake about once every
     /// `stillWakeInterval`; both go back to the configured rate at once when it is 0 again.
     public func setReadInterval(_ seconds: Double) {
@@ -126,14 +115,13 @@ public final class SensorSource: @unchecked Sendable {
             }
             guard let busy else { return }
             if !busy { break }
-            if control.withLock({ pthread_equal($0.thread, pthread_self()) != 0 }) {
+            if control.withLock({ $0.thread?.isCurrent == true }) {
                 // Restarted from a callback right after stopping: the same thread goes on with the new
                 // callbacks, and reports the status afresh to them.
                 self.onSample = onSample
                 self.onStatus = onStatus
                 reported = nil
-                var byte: UInt8 = 0
-                while read(wakeRead, &byte, 1) > 0 {}
+                stopPipe.drain()
                 control.withLock {
                     $0.stopRequested = false
                     $0.stoppedFromCallback = false
@@ -143,8 +131,7 @@ public final class SensorSource: @unchecked Sendable {
             var ts = timespec(tv_sec: 0, tv_nsec: 2_000_000)
             nanosleep(&ts, nil)
         }
-        var byte: UInt8 = 0
-        while read(wakeRead, &byte, 1) > 0 {}
+        stopPipe.drain()
         self.onSample = onSample
         self.onStatus = onStatus
         readIntervalBits.store(0, ordering: .relaxed)
@@ -155,45 +142,37 @@ public final class SensorSource: @unchecked Sendable {
         control.withLock {
             $0.running = true
             $0.stopRequested = false
-            $0.thread = 0
+            $0.thread = nil
         }
-        var tid = pthread_t()
-        let arg = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&tid, nil, { arg in
-            let source = Unmanaged<SensorSource>.fromOpaque(arg!).takeRetainedValue()
-            source.threadMain()
-            return nil
-        }, arg)
-        if rc != 0 {
-            Unmanaged<SensorSource>.fromOpaque(arg).release()
+        do {
+            let thread = try SystemThread(named: "rotationd-iio") { self.threadMain() }
+            control.withLock { $0.thread = thread }
+        } catch {
             control.withLock { $0.running = false }
-            SensorLog.write(.error, "cannot start the sensor thread: \(String(cString: strerror(rc)))")
-            return
+            Log.write(.error, "cannot start the sensor thread: \(error)")
         }
-        control.withLock { $0.thread = tid }
     }
 
     /// Stops capturing and closes the device; see the type's threading contract.
     public func stop() {
-        // The thread records its own id first thing (and `start` records it too), so a stop from another
-        // thread waits the moment it takes for the id to be known; a callback always sees it.
-        var state: (thread: pthread_t, running: Bool)
+        // `start` records the thread as soon as it exists, so a stop waits the moment it takes for it to be
+        // known (the thread itself, from a callback, too).
+        var state: (thread: SystemThread?, running: Bool)
         while true {
-            state = control.withLock { c -> (pthread_t, Bool) in
+            state = control.withLock { c -> (SystemThread?, Bool) in
                 guard c.running, !c.stopRequested else { return (c.thread, false) }
-                if c.thread == 0 { return (0, true) }
+                guard let thread = c.thread else { return (nil, true) }
                 c.stopRequested = true
-                c.stoppedFromCallback = pthread_equal(c.thread, pthread_self()) != 0
+                c.stoppedFromCallback = thread.isCurrent
                 if c.buffer != 0, let buf = OpaquePointer(bitPattern: c.buffer) { iio_buffer_cancel(buf) }
-                return (c.thread, true)
+                return (thread, true)
             }
-            if !state.running || state.thread != 0 { break }
+            if !state.running || state.thread != nil { break }
             sched_yield()
         }
-        guard state.running else { return }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-        if pthread_equal(state.thread, pthread_self()) == 0 { pthread_join(state.thread, nil) }
+        guard state.running, let thread = state.thread else { return }
+        stopPipe.signal()
+        if !thread.isCurrent { thread.join() }
     }
 
     // MARK: - The source's thread
@@ -201,7 +180,7 @@ public final class SensorSource: @unchecked Sendable {
     var stopRequested: Bool { control.withLock { $0.stopRequested } }
 
     /// Becomes readable when `stop()` is called: a capture that waits in `poll()` includes it.
-    var wakeDescriptor: Int32 { wakeRead }
+    var wakeDescriptor: Int32 { stopPipe.descriptor }
 
     /// Publishes the buffer that `stop()` must cancel, or clears it before the buffer is destroyed.
     func setActiveBuffer(_ buf: OpaquePointer?) {
@@ -214,9 +193,9 @@ public final class SensorSource: @unchecked Sendable {
         case due
         /// `stop()` was called.
         case stopped
-        /// The system woke from a sleep (`woke()` said so): read the part at once.
+        /// The system woke from a sleep (`woke()` said so): read the sensor at once.
         case woke
-        /// A tablet-mode or lid switch changed (`switchDescriptor`): read the part once for the posture.
+        /// A tablet-mode or lid switch changed (`switchDescriptor`): read the sensor once for the posture.
         case switched
     }
 
@@ -227,27 +206,27 @@ public final class SensorSource: @unchecked Sendable {
     /// still; −1 without one.
     var switchDescriptor: Int32 { switches?.descriptor ?? -1 }
 
-    /// The descriptor that becomes readable when the system resumes (`WakeWatch`), to poll beside a capture's
+    /// The descriptor that becomes readable when the system resumes (`ResumeDetector`), to poll beside a capture's
     /// own; −1 without one.
-    var resumeDescriptor: Int32 { wakes?.descriptor ?? -1 }
+    var resumeDescriptor: Int32 { resumeDetector?.descriptor ?? -1 }
 
     /// Whether the system slept since the last check: if so, the next sample delivered follows a gap (the engine
-    /// restarts its estimate from it), and a capture reads its part at once, at the full rate. Logged.
+    /// restarts its estimate from it), and a capture reads its sensor at once, at the full rate. Logged.
     /// `resumeReadable`: whether `poll` found `resumeDescriptor` readable.
     func woke(_ id: String, resumeReadable: Bool) -> Bool {
-        guard let slept = wakes?.woke(timerReadable: resumeReadable, rearm: readInterval == 0) else { return false }
+        guard let slept = resumeDetector?.woke(timerReadable: resumeReadable, rearm: readInterval == 0) else { return false }
         gapPending = true
-        SensorLog.write(.info, "the system slept \((slept * 10).rounded() / 10) s: reading \(id) at once at the full rate, as the device may have been turned meanwhile")
+        Log.write(.info, "the system slept \((slept * 10).rounded() / 10) s: reading \(id) at once at the full rate, as the device may have been turned meanwhile")
         return true
     }
 
     /// Sleeps until `deadline` (monotonic seconds), a stop, a wake from a sleep of the system (`woke`; `id`
-    /// names the part in the log), or a switch's change.
+    /// names the sensor in the log), or a switch's change.
     func wait(until deadline: Double, _ id: String) -> WaitEnd {
         while !stopRequested {
             let left = deadline - MonotonicClock.now()
             if left <= 0 { return .due }
-            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+            var fds = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: resumeDescriptor, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: switchDescriptor, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 3, Int32((left * 1000).rounded(.up)))
@@ -263,7 +242,7 @@ public final class SensorSource: @unchecked Sendable {
         while !stopRequested {
             let left = deadline - MonotonicClock.now()
             if left <= 0 { return true }
-            var p = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+            var p = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
             _ = poll(&p, 1, Int32((left * 1000).rounded(.up)))
         }
         return false
@@ -293,14 +272,12 @@ public final class SensorSource: @unchecked Sendable {
     }
 
     private func threadMain() {
-        control.withLock { $0.thread = pthread_self() }
-        SensorSource.nameThisThread("rotationd-iio")
-        wakes = WakeWatch()
+        resumeDetector = ResumeDetector()
         defer {
             monitor = nil
-            wakes = nil
+            resumeDetector = nil
             control.withLock {
-                if $0.stoppedFromCallback { pthread_detach(pthread_self()) }
+                if $0.stoppedFromCallback { $0.thread?.detach() }
                 $0.stoppedFromCallback = false
                 $0.running = false
                 $0.stopRequested = false
@@ -318,18 +295,10 @@ public final class SensorSource: @unchecked Sendable {
         }
     }
 
-    /// Names the calling thread (shown by `top -H` and in `/proc/PID/task/*/comm`).
-    private static func nameThisThread(_ name: String) {
-        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        OutputStreamFD(fd: fd).write(name)
-        close(fd)
-    }
-
     /// Waits for a udev event on the iio subsystem, the rescan interval, or a stop.
     private func waitForChange() {
-        if monitor == nil { monitor = UDevMonitor() }
-        var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+        if monitor == nil { monitor = UDevMonitor(subsystem: "iio") }
+        var fds = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: monitor?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0)]
         _ = poll(&fds, nfds_t(fds.count), Int32(configuration.rescanInterval * 1000))
         if fds[1].revents != 0 {
@@ -346,17 +315,17 @@ public final class SensorSource: @unchecked Sendable {
         let nothing = "no accelerometer found: looked for \(SensorDiscovery.lookingFor); waiting for one to appear"
         do { ctx = try IIOContext(timeoutMilliseconds: UInt32(configuration.bufferSilence * 1000)) } catch {
             // Without any IIO device the directory itself is missing: that is the plain "nothing found" case.
-            if case .context(let e) = error, e == ENOENT { return .absent(nothing) }
+            if case .context(let e) = error, e == .noSuchFileOrDirectory { return .absent(nothing) }
             return .absent("no accelerometer found: looked for \(SensorDiscovery.lookingFor) (\(error)); waiting for one to appear")
         }
         // What a capture of this service that ended without putting its changes back left, before discovery reads
         // the devices: a buffer it left enabled would look like another program's.
         if let dir = SettingsJournal.directory {
-            SettingsJournal.recover(in: dir) { entries, pid in PartSettings.putBack(entries, from: pid, context: ctx) }
+            SettingsJournal.recover(in: dir) { entries, pid in SensorSettings.putBack(entries, from: pid, context: ctx) }
         }
         let inventory = SensorDiscovery.inventory(context: ctx, udev: UDevDatabase(), rate: configuration.rate)
         for r in inventory.rejected {
-            SensorLog.once(.error, "\(r.id): cannot use this \(r.kind.rawValue): \(r.error)")
+            Log.once(.error, "\(r.id): cannot use this \(r.kind.rawValue): \(r.error)")
         }
         guard let accel = inventory.display, let dev = ctx.device(id: accel.id) else {
             if let base = inventory.base {
@@ -373,12 +342,12 @@ public final class SensorSource: @unchecked Sendable {
         let plan = accel.plan
         var message = "using \(accel.id) (\(accel.name)) as the display accelerometer, \(plan.mode.rawValue)"
         if let gyro { message += ", gyroscope \(gyro.id) (\(gyro.name))" + (gyro.id == accel.id ? "" : " \(gyro.plan.mode.rawValue)") }
-        let base = BasePanel(inventory.base, context: ctx, rate: configuration.rate)
+        let base = BaseSensor(inventory.base, context: ctx, rate: configuration.rate)
         let hinge = inventory.hinge.map(HingeSensor.init)
         let switches = InputSwitches(inventory.switches)
         message += SensorSource.foldSources(inventory, baseUsed: base.sensor != nil, switchesRead: switches.nodes)
         message += "; " + (plan.neighbour.map { "beside \($0)" } ?? "no other reader found") + ": \(plan.reason)"
-        if !retrying { SensorLog.limited(.info, key: "using", interval: 5, message) }
+        if !retrying { Log.limited(.info, key: "using", interval: 5, message) }
         control.withLock {
             $0.sensor = accel
             $0.gyroscope = gyro

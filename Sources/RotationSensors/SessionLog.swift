@@ -1,5 +1,8 @@
+import RotationSystem
+
 /// What a sensor source logs as its captures end: the absence of a sensor once until one is found, and each
 /// failure once until the sensor delivers again, since every rescan retries the capture.
+
 struct SessionLog {
     /// Whether the absence of a sensor was logged since one was last found.
     var absentLogged = false
@@ -14,18 +17,18 @@ struct SessionLog {
             break
         case .absent(let message):
             if !absentLogged {
-                SensorLog.write(.warning, message)
+                Log.write(.warning, message)
                 absentLogged = true
             }
         case .failed(let error):
             // Each rescan retries the capture: one line per problem until the sensor works again.
             if error.description != failureLogged {
-                SensorLog.write(error.isPermission ? .error : .warning, error.description)
+                Log.write(error.isPermission ? .error : .warning, error.description)
                 if wasDelivering {
                     if case .gone = error {
-                        SensorLog.write(.warning, "sensor lost; waiting for \(SensorDiscovery.lookingFor) to come back")
+                        Log.write(.warning, "sensor lost; waiting for \(SensorDiscovery.lookingFor) to come back")
                     } else {
-                        SensorLog.write(.warning, "sensor lost; trying it again every \(SessionLog.seconds(rescanInterval))")
+                        Log.write(.warning, "sensor lost; trying it again every \(SessionLog.seconds(rescanInterval))")
                     }
                 }
                 failureLogged = error.description

@@ -1,5 +1,6 @@
 import Glibc
 import RotationProtocol
+import RotationSystem
 
 /// One connected client as the server's event loop sees it: its subscription, its partial input line and
 /// its bounded output queue. Used only on the event loop's thread.
@@ -32,7 +33,7 @@ final class ClientConnection {
         /// The next line waits for a stored change to reach the disk; the store's notice flushes it.
         case gated
         /// The peer is gone or the socket failed.
-        case failed(Int32)
+        case failed(Errno)
     }
 
     /// The connection's descriptor.
@@ -186,7 +187,7 @@ final class ClientConnection {
                 let e = errno
                 if e == EINTR { continue }
                 if e == EAGAIN || e == EWOULDBLOCK { return .blocked }
-                return .failed(e)
+                return .failed(Errno(rawValue: e))
             }
             progressed = true
             offset += n

@@ -1,5 +1,6 @@
 import Glibc
 import RotationProtocol
+import RotationSystem
 
 /// The connections a full server turns away: each is told why and closed, and the refusals are logged, counted,
 /// at most once a second, so a connection storm cannot flood the log.

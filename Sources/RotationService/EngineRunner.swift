@@ -45,7 +45,7 @@ public final class EngineRunner: @unchecked Sendable {
     /// How many changes have been published.
     public var changes: Int { inner.withLock { $0.seq } }
 
-    /// What 1 g reads on the part, as the engine learned it.
+    /// What 1 g reads on the sensor, as the engine learned it.
     public var learnedGravity: LearnedGravity { inner.withLock { $0.engine.learnedGravity } }
 
     /// The thresholds the engine runs with.

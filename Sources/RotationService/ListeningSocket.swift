@@ -1,4 +1,5 @@
 import Glibc
+import RotationSystem
 
 /// The service's listening Unix stream socket: bound by the service itself, or passed in by systemd.
 ///
@@ -35,19 +36,19 @@ public final class ListeningSocket: @unchecked Sendable {
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             let dir = String(path[..<slash])
             if dir == "/run/rotationd", access(dir, F_OK) != 0 {
-                if mkdir(dir, 0o755) != 0 && errno != EEXIST { throw .system(operation: "create directory", path: dir, errno: errno) }
+                if mkdir(dir, 0o755) != 0 && errno != EEXIST { throw .system(operation: "create directory", path: dir, errno: .current) }
             }
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .system(operation: "create socket for", path: path, errno: errno) }
+        guard fd >= 0 else { throw .system(operation: "create socket for", path: path, errno: .current) }
         var attempt = 0
         while true {
             let old = umask(0o177)
             let rc = address.withSockaddr { Glibc.bind(fd, $0, $1) }
-            let err = errno
+            let err = Errno.current
             umask(old)
             if rc == 0 { break }
-            guard err == EADDRINUSE, attempt == 0 else {
+            guard err.rawValue == EADDRINUSE, attempt == 0 else {
                 Glibc.close(fd)
                 throw .system(operation: "bind", path: path, errno: err)
             }
@@ -58,7 +59,7 @@ public final class ListeningSocket: @unchecked Sendable {
             if isAlive(address) { Glibc.close(fd); throw .alreadyRunning(path) }
             Log.info("replacing stale socket \(path) (nobody was listening on it)")
             if unlink(path) != 0 && errno != ENOENT {
-                let e = errno
+                let e = Errno.current
                 Glibc.close(fd)
                 throw .system(operation: "remove stale socket", path: path, errno: e)
             }
@@ -66,13 +67,13 @@ public final class ListeningSocket: @unchecked Sendable {
         var st = stat()
         let inode: (UInt, UInt)? = lstat(path, &st) == 0 ? (UInt(st.st_dev), UInt(st.st_ino)) : nil
         if chmod(path, mode) != 0 {
-            let e = errno
+            let e = Errno.current
             Glibc.close(fd)
             unlink(path)
             throw .system(operation: "set the mode of", path: path, errno: e)
         }
         guard listen(fd, backlog) == 0 else {
-            let e = errno
+            let e = Errno.current
             Glibc.close(fd)
             unlink(path)
             throw .system(operation: "listen on", path: path, errno: e)

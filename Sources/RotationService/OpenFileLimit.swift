@@ -1,4 +1,5 @@
 import Glibc
+import RotationSystem
 
 /// The process's limit on open descriptors (RLIMIT_NOFILE), which bounds how many clients can connect.
 ///

@@ -3,6 +3,7 @@ import Glibc
 import RotationEngine
 import RotationProtocol
 import Synchronization
+import RotationSystem
 
 /// The service's camera memory (`CameraMemory`: arrivals and each user's preferred camera), kept in its state
 /// directory across restarts and reboots.

@@ -1,6 +1,7 @@
 import RotationEngine
 import RotationProtocol
 import Synchronization
+import RotationSystem
 
 /// Feeds a recorded trace to an engine runner, flat out or paced by the trace's timestamps.
 ///
@@ -28,7 +29,7 @@ public final class ReplayFeeder: InputFeed, @unchecked Sendable {
         case monotonic
     }
     private let stopping = Atomic<Bool>(false)
-    private var thread: ServiceThread?
+    private var thread: SystemThread?
 
     /// Creates a feeder over `samples`; `clock` is `.monotonic` only for a paced (`realtime`) replay.
     public init(samples: [Sample], realtime: Bool, speed: Double = 1, ignoreGyro: Bool, sensorDescription: String?,
@@ -49,7 +50,7 @@ public final class ReplayFeeder: InputFeed, @unchecked Sendable {
     public func run(_ runner: EngineRunner) {
         // Whole tenths of a millisecond, the resolution of `t` on the wire: at speed 1 each published `t` is
         // then the trace's own plus one offset, to the last digit.
-        let start = (MonotonicTime.now() * 10_000).rounded(.up) / 10_000
+        let start = (MonotonicClock.now() * 10_000).rounded(.up) / 10_000
         let origin = samples.first?.time ?? 0
         if clock == .monotonic {
             func f(_ v: Double) -> String { JSONWriter.format(v, decimals: 4) }
@@ -65,9 +66,9 @@ public final class ReplayFeeder: InputFeed, @unchecked Sendable {
                 let due = start + (s.time - origin) / speed
                 while true {
                     if stopping.load(ordering: .relaxed) { return }
-                    let left = due - MonotonicTime.now()
+                    let left = due - MonotonicClock.now()
                     if left <= 0 { break }
-                    MonotonicTime.sleep(min(left, 0.05))
+                    MonotonicClock.sleep(min(left, 0.05))
                 }
             } else if stopping.load(ordering: .relaxed) {
                 return
@@ -79,7 +80,7 @@ public final class ReplayFeeder: InputFeed, @unchecked Sendable {
 
     /// Plays the trace on a thread of its own; the last state stays published after the trace ends.
     public func start(_ runner: EngineRunner) {
-        thread = ServiceThread { [self] in
+        thread = SystemThread.start { [self] in
             self.run(runner)
             if !self.stopping.load(ordering: .relaxed) {
                 Log.info("replay finished after \(self.samples.count) samples and \(runner.changes) changes; still serving the last state")

@@ -28,7 +28,7 @@ final class ServerInbox: Sendable {
     /// An empty inbox with its pipe, both ends non-blocking.
     init() throws(ServiceError) {
         var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw .system(operation: "create", path: "wake-up pipe", errno: errno) }
+        guard pipe(&fds) == 0 else { throw .system(operation: "create", path: "wake-up pipe", errno: .current) }
         for fd in fds { SocketServer.makeNonBlocking(fd) }
         wakeFD = fds[0]
         wakeWrite = Mutex(fds[1])

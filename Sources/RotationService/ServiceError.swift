@@ -1,9 +1,9 @@
-import Glibc
+import RotationSystem
 
 /// Why the service could not set up its socket or its systemd integration.
 public enum ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A system call failed.
-    case system(operation: String, path: String, errno: Int32)
+    case system(operation: String, path: String, errno: Errno)
     /// The socket path does not fit a Unix socket address.
     case pathTooLong(String)
     /// The path names an abstract socket (`@name`), which the service does not bind itself.
@@ -23,9 +23,9 @@ public enum ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .system(let op, let path, let e):
-            var text = "cannot \(op) \(path): \(String(cString: strerror(e)))"
-            if e == EACCES || e == EPERM { text += " (run as root, or choose a --socket path you may write)" }
-            if e == ENOENT { text += " (create the directory, or choose another --socket path)" }
+            var text = "cannot \(op) \(path): \(e)"
+            if e == .permissionDenied || e == .notPermitted { text += " (run as root, or choose a --socket path you may write)" }
+            if e == .noSuchFileOrDirectory { text += " (create the directory, or choose another --socket path)" }
             return text
         case .pathTooLong(let p):
             return "socket path \(p) is longer than the 107 bytes a Unix socket address holds; choose a shorter --socket path"

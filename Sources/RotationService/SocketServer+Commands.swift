@@ -1,6 +1,7 @@
 import Glibc
 import RotationEngine
 import RotationProtocol
+import RotationSystem
 
 /// The commands a client sends, handled on the event loop's thread.
 extension SocketServer {

@@ -1,6 +1,7 @@
 import Glibc
 import RotationProtocol
 import Synchronization
+import RotationSystem
 
 /// The JSON-lines socket service: an output that fans each change out to every connected client.
 ///
@@ -27,7 +28,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     private let acceptStop = Atomic<Int>(0) // 0 accepting, 1 asked to stop, 2 listener closed by the loop
     private let loopFailure = Mutex<String?>(nil)
     private var failureObserver: (@Sendable (String) -> Void)?
-    private var thread: ServiceThread?
+    private var thread: SystemThread?
     private let sensorName: Mutex<String?>
     private var clientObserver: (@Sendable (Bool) -> Void)?
 
@@ -103,7 +104,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
 
     /// Starts the event loop on its own thread.
     public func start() {
-        thread = ServiceThread { [self] in self.loop() }
+        thread = SystemThread.start { [self] in self.loop() }
     }
 
     // MARK: PublisherOutput, called on an input's thread
@@ -154,44 +155,28 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     private func loop() {
         var fds: [pollfd] = []
         var owners: [ClientConnection] = []
-        now = MonotonicTime.now()
+        now = MonotonicClock.now()
         var resumeListenerAt = Double.infinity
         var nextWatchdog = notifier?.watchdogInterval.map { now + $0 } ?? .infinity
         if nextWatchdog.isFinite { notifier?.send("WATCHDOG=1") }
-        let readable = Int16(POLLIN), writable = Int16(POLLOUT)
         while !stopping.load(ordering: .acquiring) {
             if !listenerClosed && acceptStop.load(ordering: .acquiring) == 1 {
                 closeListener()
                 clientObserver = nil
                 acceptStop.store(2, ordering: .releasing)
             }
-            fds.removeAll(keepingCapacity: true)
-            owners.removeAll(keepingCapacity: true)
-            fds.append(pollfd(fd: inbox.wakeFD, events: readable, revents: 0))
-            fds.append(pollfd(fd: listenerPaused || listenerClosed ? -1 : listener.fd, events: readable, revents: 0))
             // Sleep until something happens. Only a stalled client, a paused listener or the systemd watchdog
             // needs a timer, so an idle service makes no periodic wake-ups.
-            var stuckCheck = Double.infinity
-            for c in clients.values {
-                let events = (c.inputClosed ? 0 : readable) | (c.wantsWritable ? writable : 0)
-                fds.append(pollfd(fd: c.fd, events: events, revents: 0))
-                owners.append(c)
-                if let since = c.stalledSince { stuckCheck = min(stuckCheck, since + limits.stuckTimeout) }
-            }
+            let stuckCheck = pollSet(&fds, &owners)
             if listenerPaused && resumeListenerAt == .infinity { resumeListenerAt = now + 0.25 }
             let deadline = min(stuckCheck, resumeListenerAt, nextWatchdog)
             let wait: Int32 = deadline.isFinite ? Int32(min(max(0, deadline - now), 3600) * 1000) + 1 : -1
             let n = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), wait) }
-            now = MonotonicTime.now()
+            now = MonotonicClock.now()
             if n < 0 {
-                let e = errno
-                if e == EINTR { continue }
-                let why = "the event loop's poll() failed: \(String(cString: strerror(e))); no client can be served, so the service stops"
-                Log.error(why)
-                loopFailure.withLock { $0 = why }
-                closeListener()
-                acceptStop.store(2, ordering: .releasing)
-                failureObserver?(why)
+                let e = Errno.current
+                if e == .interrupted { continue }
+                pollFailed(e)
                 break
             }
             if n > 0 {
@@ -216,6 +201,35 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         for c in Array(clients.values) { drop(c, reason: nil, log: nil) }
     }
 
+    /// Fills `fds` with what the loop waits on, the inbox's pipe, the listening socket (none while paused or closed)
+    /// and every client, and `owners` with the client of each; returns when the first stalled client is due to be
+    /// dropped.
+    private func pollSet(_ fds: inout [pollfd], _ owners: inout [ClientConnection]) -> Double {
+        let readable = Int16(POLLIN), writable = Int16(POLLOUT)
+        fds.removeAll(keepingCapacity: true)
+        owners.removeAll(keepingCapacity: true)
+        fds.append(pollfd(fd: inbox.wakeFD, events: readable, revents: 0))
+        fds.append(pollfd(fd: listenerPaused || listenerClosed ? -1 : listener.fd, events: readable, revents: 0))
+        var stuckCheck = Double.infinity
+        for c in clients.values {
+            let events = (c.inputClosed ? 0 : readable) | (c.wantsWritable ? writable : 0)
+            fds.append(pollfd(fd: c.fd, events: events, revents: 0))
+            owners.append(c)
+            if let since = c.stalledSince { stuckCheck = min(stuckCheck, since + limits.stuckTimeout) }
+        }
+        return stuckCheck
+    }
+
+    /// The event loop's `poll()` failed with `e`: said, and nothing is accepted or served any more.
+    private func pollFailed(_ e: Errno) {
+        let why = "the event loop's poll() failed: \(e); no client can be served, so the service stops"
+        Log.error(why)
+        loopFailure.withLock { $0 = why }
+        closeListener()
+        acceptStop.store(2, ordering: .releasing)
+        failureObserver?(why)
+    }
+
     private func acceptAll() {
         for _ in 0..<SocketServer.acceptsPerPass {
             let fd = accept(listener.fd, nil, nil)
@@ -224,11 +238,11 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
                 if e == EINTR || e == ECONNABORTED { continue }
                 if e == EAGAIN || e == EWOULDBLOCK { return }
                 if e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM {
-                    Log.warning("cannot accept a client: \(String(cString: strerror(e))); pausing new connections briefly (raise LimitNOFILE= if this repeats)")
+                    Log.warning("cannot accept a client: \(Errno(rawValue: e)); pausing new connections briefly (raise LimitNOFILE= if this repeats)")
                     listenerPaused = true
                     return
                 }
-                Log.warning("cannot accept a client: \(String(cString: strerror(e)))")
+                Log.warning("cannot accept a client: \(Errno(rawValue: e))")
                 return
             }
             if clients.count >= limits.maxClients {
@@ -296,7 +310,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
     /// its line was written to the clients: the end of the live path's latency budget, after the stages the
     /// input logs under the same sequence number.
     private func logStages(_ items: [ServerInbox.Item], clients: Int) {
-        let written = MonotonicTime.now()
+        let written = MonotonicClock.now()
         let us = { (v: Double) in "\(Int((v * 1e6).rounded()))" }
         for case .state(let event) in items {
             Log.debug("stages of change \(event.seq): server woke \(us(now)), written \(us(written)) to \(clients) clients")
@@ -317,7 +331,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         case .blocked:
             c.wantsWritable = true
         case .failed(let e):
-            drop(c, reason: nil, log: e == EPIPE || e == ECONNRESET ? nil : "write failed: \(String(cString: strerror(e)))")
+            drop(c, reason: nil, log: e == .brokenPipe || e == .connectionReset ? nil : "write failed: \(e)")
         }
     }
 

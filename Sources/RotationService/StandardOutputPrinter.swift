@@ -1,6 +1,7 @@
 import Glibc
 import RotationProtocol
 import Synchronization
+import RotationSystem
 
 /// Prints every state change as one JSON line on a file descriptor (standard output by default).
 ///
@@ -31,11 +32,11 @@ public final class StandardOutputPrinter: PublisherOutput, @unchecked Sendable {
 
     private let fd: Int32
     private let mode: Mode
-    private let error = Mutex<Int32?>(nil)
+    private let error = Mutex<Errno?>(nil)
     private let queue = Mutex(Queue())
     private let ready = WakeSignal()
     private let writerDone = Atomic<Bool>(false)
-    private var thread: ServiceThread?
+    private var thread: SystemThread?
 
     private let onFailure: (@Sendable () -> Void)?
 
@@ -46,12 +47,12 @@ public final class StandardOutputPrinter: PublisherOutput, @unchecked Sendable {
         self.mode = mode
         self.onFailure = onFailure
         if case .bounded = mode {
-            thread = ServiceThread { [self] in self.writerLoop() }
+            thread = SystemThread.start { [self] in self.writerLoop() }
         }
     }
 
     /// Why printing stopped (for instance "No space left on device"), or nil while every line was written.
-    public var failure: String? { error.withLock { $0 }.map { String(cString: strerror($0)) } }
+    public var failure: String? { error.withLock { $0 }.map(\.description) }
 
     /// Writes, or queues, the event's line.
     public func publish(_ event: StateEvent) {
@@ -127,8 +128,8 @@ public final class StandardOutputPrinter: PublisherOutput, @unchecked Sendable {
                         _ = poll(&p, 1, -1)
                         continue
                     }
-                    error.withLock { $0 = e }
-                    Log.error("cannot write to standard output: \(String(cString: strerror(e))); nothing more is printed")
+                    error.withLock { $0 = Errno(rawValue: e) }
+                    Log.error("cannot write to standard output: \(Errno(rawValue: e)); nothing more is printed")
                     onFailure?()
                     return
                 }

@@ -1,20 +1,22 @@
 import Glibc
+import RotationSystem
 
 /// A file of the service's own state, in its state directory: read whole and bounded, written by atomic
-/// replacement (a temporary file written, synced, renamed over the old one, and the directory synced), so that a
-/// crash or a power cut at any moment leaves either the old file or the new one.
+/// replacement (`AtomicFile`), so that a crash or a power cut at any moment leaves either the old file or the new
+/// one.
 struct StateFile: Sendable {
-    /// Why a read or a write failed: the step, and the errno.
+    /// Why a read or a write failed: the step, and the error number.
     struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// What was being done, such as "write /var/lib/rotationd/camera-memory".
         var operation: String
-        /// The errno, or 0 for a failure that is not a system call's (a file too large, not a regular file).
-        var errno: Int32
-        /// The reason when `errno` is 0.
+        /// The error number, or nil for a failure that is not a system call's (a file too large, not a regular
+        /// file).
+        var errno: Errno?
+        /// The reason when there is no error number.
         var reason: String = ""
 
         /// "operation: reason".
-        var description: String { "\(operation): \(errno == 0 ? reason : String(cString: strerror(errno)))" }
+        var description: String { "\(operation): \(errno.map(\.description) ?? reason)" }
     }
 
     /// The directory.
@@ -30,17 +32,17 @@ struct StateFile: Sendable {
     func read(limit: Int) -> Result<[UInt8]?, Failure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         if fd < 0 {
-            let e = errno
-            return e == ENOENT ? .success(nil) : .failure(Failure(operation: "open \(path)", errno: e))
+            let e = Errno.current
+            return e == .noSuchFileOrDirectory ? .success(nil) : .failure(Failure(operation: "open \(path)", errno: e))
         }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { return .failure(Failure(operation: "stat \(path)", errno: errno)) }
+        guard fstat(fd, &st) == 0 else { return .failure(Failure(operation: "stat \(path)", errno: .current)) }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
-            return .failure(Failure(operation: "read \(path)", errno: 0, reason: "not a regular file"))
+            return .failure(Failure(operation: "read \(path)", errno: nil, reason: "not a regular file"))
         }
         guard Int(st.st_size) <= limit else {
-            return .failure(Failure(operation: "read \(path)", errno: 0, reason: "\(st.st_size) bytes, more than the \(limit) it may have"))
+            return .failure(Failure(operation: "read \(path)", errno: nil, reason: "\(st.st_size) bytes, more than the \(limit) it may have"))
         }
         var bytes = [UInt8](repeating: 0, count: limit + 1)
         var count = 0
@@ -48,51 +50,26 @@ struct StateFile: Sendable {
             let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, limit + 1 - count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                return .failure(Failure(operation: "read \(path)", errno: errno))
+                return .failure(Failure(operation: "read \(path)", errno: .current))
             }
             if n == 0 { break }
             count += n
         }
         guard count <= limit else {
-            return .failure(Failure(operation: "read \(path)", errno: 0, reason: "more than the \(limit) bytes it may have"))
+            return .failure(Failure(operation: "read \(path)", errno: nil, reason: "more than the \(limit) bytes it may have"))
         }
         return .success(Array(bytes.prefix(count)))
     }
 
-    /// Replaces the file with `bytes` atomically (mode 0600), creating the directory (0755) when it is missing.
+    /// Replaces the file with `bytes` atomically (mode 0600, `AtomicFile`), creating the directory (0755) when it
+    /// is missing.
     func write(_ bytes: [UInt8]) -> Result<Void, Failure> {
         if mkdir(directory, 0o755) != 0 && errno != EEXIST {
-            return .failure(Failure(operation: "create \(directory)", errno: errno))
+            return .failure(Failure(operation: "create \(directory)", errno: .current))
         }
-        let temporary = directory + "/." + name + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return .failure(Failure(operation: "create \(temporary)", errno: errno)) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return abandon(fd, temporary, Failure(operation: "write \(temporary)", errno: errno))
-            }
-            offset += n
+        do { try AtomicFile.write(bytes, name: name, in: directory, mode: 0o600) } catch {
+            return .failure(Failure(operation: error.operation, errno: error.errno))
         }
-        guard fsync(fd) == 0 else { return abandon(fd, temporary, Failure(operation: "sync \(temporary)", errno: errno)) }
-        close(fd)
-        guard rename(temporary, path) == 0 else {
-            let failure = Failure(operation: "rename \(temporary) to \(path)", errno: errno)
-            unlink(temporary)
-            return .failure(failure)
-        }
-        let dir = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dir >= 0 else { return .failure(Failure(operation: "open \(directory)", errno: errno)) }
-        defer { close(dir) }
-        guard fsync(dir) == 0 else { return .failure(Failure(operation: "sync \(directory)", errno: errno)) }
         return .success(())
-    }
-
-    private func abandon(_ fd: Int32, _ temporary: String, _ failure: Failure) -> Result<Void, Failure> {
-        close(fd)
-        unlink(temporary)
-        return .failure(failure)
     }
 }

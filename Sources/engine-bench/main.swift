@@ -6,13 +6,7 @@
 import Glibc
 import RotationEngine
 import RotationProtocol
-
-/// Wall-clock seconds on CLOCK_MONOTONIC.
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-}
+import RotationSystem
 
 /// A small deterministic generator (xorshift64*), so every run measures the same input.
 struct Noise {
@@ -63,7 +57,7 @@ func measure(_ samples: [Sample], minimum: Double) -> (rate: Double, changes: In
     var changes = 0
     var processed = 0
     var passes = 0
-    let start = now()
+    let start = MonotonicClock.now()
     var elapsed = 0.0
     repeat {
         for _ in 0..<20 {
@@ -72,7 +66,7 @@ func measure(_ samples: [Sample], minimum: Double) -> (rate: Double, changes: In
             processed += samples.count
             passes += 1
         }
-        elapsed = now() - start
+        elapsed = MonotonicClock.now() - start
     } while elapsed < minimum
     return (Double(processed) / elapsed, changes, passes)
 }

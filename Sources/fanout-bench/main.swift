@@ -16,6 +16,7 @@ import Glibc
 import RotationEngine
 import RotationProtocol
 import RotationService
+import RotationSystem
 
 struct BenchOptions {
     var clients = 1000
@@ -102,91 +103,6 @@ func connectUnix(_ path: String) -> Int32? {
     return fd
 }
 
-/// N subscriber connections read from one thread: the receive time of each state seq per subscriber.
-final class Subscribers {
-    let fds: [Int32]
-    /// Per subscriber: bytes of an unfinished line.
-    var partial: [[UInt8]]
-    /// Per subscriber: monotonic time at which each state seq had been read whole.
-    var received: [[Int: Double]]
-    var lastSeq: [Int]
-    var greeted: [Bool]
-    /// Each state seq's `t`, as the first subscriber to read it saw it.
-    var eventTime: [Int: Double] = [:]
-    var gaps = 0
-    private var chunk = [UInt8](repeating: 0, count: 16384)
-    private let seqKey = Array("\"seq\":".utf8)
-    private let timeKey = Array("\"t\":".utf8)
-    private let statePrefix = Array("{\"type\":\"state\"".utf8)
-    private let helloPrefix = Array("{\"type\":\"hello\"".utf8)
-
-    init(fds: [Int32]) {
-        self.fds = fds
-        for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
-        partial = .init(repeating: [], count: fds.count)
-        received = .init(repeating: [:], count: fds.count)
-        lastSeq = .init(repeating: -1, count: fds.count)
-        greeted = .init(repeating: false, count: fds.count)
-    }
-
-    /// Whether every subscriber has read a hello (when `needHello`) and a state.
-    func allGreeted(needHello: Bool) -> Bool {
-        !lastSeq.contains(-1) && (!needHello || !greeted.contains(false))
-    }
-
-    /// The highest state seq any subscriber has read, or -1.
-    var maxSeq: Int { lastSeq.max() ?? -1 }
-
-    private func find(_ key: [UInt8], in line: ArraySlice<UInt8>) -> Int? {
-        var i = line.startIndex
-        while i + key.count <= line.endIndex {
-            if line[i..<(i + key.count)].elementsEqual(key) { return i + key.count }
-            i += 1
-        }
-        return nil
-    }
-
-    private func seqOf(_ line: ArraySlice<UInt8>) -> Int? {
-        guard line.starts(with: statePrefix), var j = find(seqKey, in: line) else { return nil }
-        var v = 0
-        while j < line.endIndex, line[j] >= 48, line[j] <= 57 { v = v * 10 + Int(line[j] - 48); j += 1 }
-        return v
-    }
-
-    private func timeOf(_ line: ArraySlice<UInt8>) -> Double? {
-        guard let start = find(timeKey, in: line) else { return nil }
-        var end = start
-        while end < line.endIndex, line[end] != 0x2C, line[end] != 0x7D { end += 1 }
-        return Double(String(decoding: line[start..<end], as: UTF8.self))
-    }
-
-    /// Waits up to `timeout` ms for data, then reads whatever every ready subscriber has.
-    func readAll(timeout: Int32) {
-        var pfds = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        guard poll(&pfds, nfds_t(pfds.count), timeout) > 0 else { return }
-        for i in 0..<pfds.count where pfds[i].revents != 0 {
-            while true {
-                let n = chunk.withUnsafeMutableBytes { read(pfds[i].fd, $0.baseAddress, $0.count) }
-                if n <= 0 { break }
-                let now = MonotonicTime.now()
-                partial[i].append(contentsOf: chunk[..<n])
-                while let nl = partial[i].firstIndex(of: 0x0A) {
-                    let line = partial[i][..<nl]
-                    if let seq = seqOf(line) {
-                        if seq > 0 && lastSeq[i] >= 0 && seq != lastSeq[i] + 1 && seq != lastSeq[i] { gaps += 1 }
-                        lastSeq[i] = seq
-                        if received[i][seq] == nil { received[i][seq] = now }
-                        if eventTime[seq] == nil, let t = timeOf(line) { eventTime[seq] = t }
-                    } else if line.starts(with: helloPrefix) {
-                        greeted[i] = true
-                    }
-                    partial[i].removeSubrange(...nl)
-                }
-            }
-        }
-    }
-}
-
 /// Prints the latency summary lines shared by both modes.
 func printLatencies(_ sorted: [Double], clients: Int, missing: Int, gaps: Int, changesLine: String) {
     func pct(_ p: Double) -> Double {
@@ -202,12 +118,9 @@ func printLatencies(_ sorted: [Double], clients: Int, missing: Int, gaps: Int, c
     print("latency max:   \(ms(sorted.last.map { $0 * 1000 } ?? .nan))")
 }
 
-/// Runs the in-process benchmark; 0 when every subscriber got every change without a gap.
-func runBench(_ opts: BenchOptions) -> Int32 {
-    // Each subscriber needs a descriptor on both ends.
-    guard raiseOpenFiles(to: 2 * opts.clients + 64) else { return 1 }
-
-    // A synthetic trace: upright, then a quarter turn every `hold` seconds.
+/// A synthetic trace at `opts.rate` Hz: upright for a second, then a quarter turn every `opts.hold` seconds,
+/// `opts.changes` times.
+func syntheticTrace(_ opts: BenchOptions) -> [Sample] {
     let poses = [Vector3(0, -9.81, 0), Vector3(9.81, 0, 0), Vector3(0, 9.81, 0), Vector3(-9.81, 0, 0)]
     var samples: [Sample] = []
     var t = 0.0
@@ -219,12 +132,15 @@ func runBench(_ opts: BenchOptions) -> Int32 {
     }
     hold(poses[0], 1.0)
     for k in 1...opts.changes { hold(poses[k % 4], opts.hold) }
-    let trace = samples
+    return samples
+}
 
-    let path = "/tmp/fanout-bench-\(getpid()).sock"
+/// The service's own socket server, publisher and engine in this process, serving on `path`, started; nil (said)
+/// when the socket cannot be made.
+func startService(_ opts: BenchOptions, path: String) -> (server: SocketServer, runner: EngineRunner)? {
     let listener: ListeningSocket
     do { listener = try ListeningSocket.bind(path: path, mode: 0o600) } catch {
-        print("fanout-bench: \(error)"); return 1
+        print("fanout-bench: \(error)"); return nil
     }
     let cameras = Camera.defaults
     var limits = ServerLimits()
@@ -234,37 +150,43 @@ func runBench(_ opts: BenchOptions) -> Int32 {
         server = try SocketServer(listener: listener, identity: .init(sensor: "bench"),
                                   initial: StateEvent(seq: 0, time: .nan, state: .initial, cameras: cameras), limits: limits)
     } catch {
-        print("fanout-bench: \(error)"); return 1
+        print("fanout-bench: \(error)"); return nil
     }
     let publisher = Publisher(outputs: [server])
     let runner = EngineRunner(engine: OrientationEngine(), cameras: cameras, sensor: .ok, publisher: publisher)
     signal(SIGPIPE, SIG_IGN)
     server.start()
+    return (server, runner)
+}
 
-    // Connect every subscriber and wait for its greeting and first state.
+/// Connects `count` subscribers to `path` and waits up to 30 s for each one's first state; nil (said) when one
+/// cannot connect or is not greeted.
+func connectSubscribers(_ count: Int, to path: String) -> Subscribers? {
     var fds: [Int32] = []
-    for _ in 0..<opts.clients {
+    for _ in 0..<count {
         guard let fd = connectUnix(path) else {
-            print("fanout-bench: connect failed: \(String(cString: strerror(errno)))"); return 1
+            print("fanout-bench: connect failed: \(Errno.current)"); return nil
         }
         fds.append(fd)
     }
     let subs = Subscribers(fds: fds)
+    let connectDeadline = MonotonicClock.now() + 30
+    while !subs.allGreeted(needHello: false) && MonotonicClock.now() < connectDeadline { subs.readAll(timeout: 100) }
+    guard subs.allGreeted(needHello: false) else { print("fanout-bench: not every subscriber was greeted"); return nil }
+    return subs
+}
 
-    let connectDeadline = MonotonicTime.now() + 30
-    while !subs.allGreeted(needHello: false) && MonotonicTime.now() < connectDeadline { subs.readAll(timeout: 100) }
-    guard subs.allGreeted(needHello: false) else { print("fanout-bench: not every subscriber was greeted"); return 1 }
-
-    // Feed in real time on a thread of its own, as the daemon does.
-    let log = FeedLog()
-    let feeder = ServiceThread {
-        let start = MonotonicTime.now()
+/// Plays `trace` into `runner` in real time on a thread of its own, as the daemon does, noting in `log` the time
+/// just before each sample that causes a change enters the engine, and when the trace is over.
+func startFeeder(_ trace: [Sample], into runner: EngineRunner, log: FeedLog) -> SystemThread {
+    SystemThread.start {
+        let start = MonotonicClock.now()
         for s in trace {
             let due = start + s.time
-            let left = due - MonotonicTime.now()
-            if left > 0 { MonotonicTime.sleep(left) }
+            let left = due - MonotonicClock.now()
+            if left > 0 { MonotonicClock.sleep(left) }
             let before = runner.changes
-            let at = MonotonicTime.now()
+            let at = MonotonicClock.now()
             runner.feed(s)
             if runner.changes != before {
                 pthread_mutex_lock(log.lock)
@@ -276,18 +198,34 @@ func runBench(_ opts: BenchOptions) -> Int32 {
         log.finished = true
         pthread_mutex_unlock(log.lock)
     }
+}
 
+/// Reads the subscribers until the feeder has played the whole trace, and for a second more.
+func drain(_ subs: Subscribers, feeding log: FeedLog) {
     var finished = false
     var drainUntil = Double.infinity
-    while MonotonicTime.now() < drainUntil {
+    while MonotonicClock.now() < drainUntil {
         subs.readAll(timeout: 20)
         if !finished {
             pthread_mutex_lock(log.lock)
             finished = log.finished
             pthread_mutex_unlock(log.lock)
-            if finished { drainUntil = MonotonicTime.now() + 1 }
+            if finished { drainUntil = MonotonicClock.now() + 1 }
         }
     }
+}
+
+/// Runs the in-process benchmark; 0 when every subscriber got every change without a gap.
+func runBench(_ opts: BenchOptions) -> Int32 {
+    // Each subscriber needs a descriptor on both ends.
+    guard raiseOpenFiles(to: 2 * opts.clients + 64) else { return 1 }
+    let trace = syntheticTrace(opts)
+    let path = "/tmp/fanout-bench-\(getpid()).sock"
+    guard let (server, runner) = startService(opts, path: path),
+          let subs = connectSubscribers(opts.clients, to: path) else { return 1 }
+    let log = FeedLog()
+    let feeder = startFeeder(trace, into: runner, log: log)
+    drain(subs, feeding: log)
     feeder.join()
     server.close()
 
@@ -305,67 +243,85 @@ func runBench(_ opts: BenchOptions) -> Int32 {
     return missing == 0 && subs.gaps == 0 ? 0 : 1
 }
 
-/// Runs against an existing service's socket; 0 when every subscriber got every expected change without a gap.
-func runConnected(_ opts: BenchOptions, path: String) -> Int32 {
-    guard raiseOpenFiles(to: opts.clients + 64) else { return 1 }
-    signal(SIGPIPE, SIG_IGN)
-
-    // The first connection waits for the service to be listening; the rest must succeed at once.
+/// Connects `count` subscribers to `path`: the first waits up to 20 s for the service to be listening, the rest
+/// must succeed at once; nil (said) when one cannot.
+func connectWaiting(_ count: Int, to path: String) -> [Int32]? {
     var fds: [Int32] = []
-    let listenDeadline = MonotonicTime.now() + 20
+    let listenDeadline = MonotonicClock.now() + 20
     while fds.isEmpty {
         if let fd = connectUnix(path) { fds.append(fd); break }
-        guard MonotonicTime.now() < listenDeadline else {
-            print("fanout-bench: cannot connect to \(path): \(String(cString: strerror(errno)))"); return 1
+        guard MonotonicClock.now() < listenDeadline else {
+            print("fanout-bench: cannot connect to \(path): \(Errno.current)"); return nil
         }
-        MonotonicTime.sleep(0.05)
+        MonotonicClock.sleep(0.05)
     }
-    while fds.count < opts.clients {
+    while fds.count < count {
         guard let fd = connectUnix(path) else {
-            print("fanout-bench: connect \(fds.count + 1) failed: \(String(cString: strerror(errno)))"); return 1
+            print("fanout-bench: connect \(fds.count + 1) failed: \(Errno.current)"); return nil
         }
         fds.append(fd)
     }
-    let subs = Subscribers(fds: fds)
+    return fds
+}
 
-    let greetDeadline = MonotonicTime.now() + 30
-    while !subs.allGreeted(needHello: true) && MonotonicTime.now() < greetDeadline { subs.readAll(timeout: 100) }
-    guard subs.allGreeted(needHello: true) else {
-        print("fanout-bench: not every subscriber got hello and state within 30 s"); return 1
-    }
-    // Let the service settle (sampling starting, the first decision) until no state arrives for a second.
-    var lastChange = MonotonicTime.now(), seen = subs.maxSeq
-    let quietDeadline = MonotonicTime.now() + 20
-    while MonotonicTime.now() - lastChange < 1 && MonotonicTime.now() < quietDeadline {
+/// Reads until no state arrives for a second (at most 20 s): the service has started sampling and made its first
+/// decision.
+func settle(_ subs: Subscribers) {
+    var lastChange = MonotonicClock.now(), seen = subs.maxSeq
+    let quietDeadline = MonotonicClock.now() + 20
+    while MonotonicClock.now() - lastChange < 1 && MonotonicClock.now() < quietDeadline {
         subs.readAll(timeout: 50)
-        if subs.maxSeq != seen { seen = subs.maxSeq; lastChange = MonotonicTime.now() }
+        if subs.maxSeq != seen { seen = subs.maxSeq; lastChange = MonotonicClock.now() }
     }
-    let baseline = subs.maxSeq
-    if let readyFile = opts.readyFile {
-        let fd = open(readyFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { print("fanout-bench: cannot create \(readyFile): \(String(cString: strerror(errno)))"); return 1 }
-        close(fd)
-    }
+}
 
-    // Time the next `changes` events, then give stragglers a second.
-    let deadline = MonotonicTime.now() + (opts.timeout ?? Double(opts.changes) * 2 + 30)
-    while subs.maxSeq < baseline + opts.changes && MonotonicTime.now() < deadline { subs.readAll(timeout: 20) }
-    let drainUntil = MonotonicTime.now() + 1
-    while MonotonicTime.now() < drainUntil { subs.readAll(timeout: 20) }
-    for fd in fds { close(fd) }
-
-    let last = min(subs.maxSeq, baseline + opts.changes)
+/// Every subscriber's latency for each state after `baseline` through `last`, sorted, with the deliveries missing
+/// and the states without a time of their own.
+func eventLatencies(_ subs: Subscribers, after baseline: Int, through last: Int,
+                    clients: Int) -> (latencies: [Double], missing: Int, untimed: Int) {
     var latencies: [Double] = []
     var missing = 0, untimed = 0
     if last > baseline {
         for seq in (baseline + 1)...last {
             guard let t = subs.eventTime[seq], t.isFinite else { untimed += 1; continue }
-            for i in 0..<opts.clients {
+            for i in 0..<clients {
                 if let got = subs.received[i][seq] { latencies.append(got - t) } else { missing += 1 }
             }
         }
     }
-    latencies.sort()
+    return (latencies.sorted(), missing, untimed)
+}
+
+/// Runs against an existing service's socket; 0 when every subscriber got every expected change without a gap.
+func runConnected(_ opts: BenchOptions, path: String) -> Int32 {
+    guard raiseOpenFiles(to: opts.clients + 64) else { return 1 }
+    signal(SIGPIPE, SIG_IGN)
+    guard let fds = connectWaiting(opts.clients, to: path) else { return 1 }
+    let subs = Subscribers(fds: fds)
+
+    let greetDeadline = MonotonicClock.now() + 30
+    while !subs.allGreeted(needHello: true) && MonotonicClock.now() < greetDeadline { subs.readAll(timeout: 100) }
+    guard subs.allGreeted(needHello: true) else {
+        print("fanout-bench: not every subscriber got hello and state within 30 s"); return 1
+    }
+    // Let the service settle (sampling starting, the first decision) until no state arrives for a second.
+    settle(subs)
+    let baseline = subs.maxSeq
+    if let readyFile = opts.readyFile {
+        let fd = open(readyFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { print("fanout-bench: cannot create \(readyFile): \(Errno.current)"); return 1 }
+        close(fd)
+    }
+
+    // Time the next `changes` events, then give stragglers a second.
+    let deadline = MonotonicClock.now() + (opts.timeout ?? Double(opts.changes) * 2 + 30)
+    while subs.maxSeq < baseline + opts.changes && MonotonicClock.now() < deadline { subs.readAll(timeout: 20) }
+    let drainUntil = MonotonicClock.now() + 1
+    while MonotonicClock.now() < drainUntil { subs.readAll(timeout: 20) }
+    for fd in fds { close(fd) }
+
+    let last = min(subs.maxSeq, baseline + opts.changes)
+    let (latencies, missing, untimed) = eventLatencies(subs, after: baseline, through: last, clients: opts.clients)
     let count = max(0, last - baseline)
     var changesLine = "\(count) of \(opts.changes) expected, after state seq \(baseline)"
     if untimed > 0 { changesLine += "; \(untimed) without a time" }

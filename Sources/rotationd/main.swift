@@ -1,18 +1,7 @@
 import Glibc
 import RotationDaemon
 import RotationProtocol
-import RotationSensors
-import RotationService
-
-// The sensor code's messages go through the service's log, so they carry the journal's priorities too.
-SensorLog.route { level, message in
-    switch level {
-    case .error: Log.error(message)
-    case .warning: Log.warning(message)
-    case .info: Log.info(message)
-    case .debug: Log.debug(message)
-    }
-}
+import RotationSystem
 
 let options: Options
 do {

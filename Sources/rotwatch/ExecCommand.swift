@@ -1,6 +1,7 @@
 import Glibc
 import RotationClient
 import RotationProtocol
+import RotationSystem
 
 /// The names display programs give the turn that keeps the screen's content upright at a rotation, handed to
 /// the `--exec` command in its environment.
@@ -139,21 +140,15 @@ final class CommandRunner {
                 exited(pid, status)
             }
         case .failure(let error):
-            say("rotwatch: could not start /bin/sh for the command for \(viewed.name): \(error.message); "
+            say("rotwatch: could not start /bin/sh for the command for \(viewed.name): \(error); "
                 + "check that /bin/sh exists and that rotwatch may start processes", to: 2)
         }
-    }
-
-    /// An errno value from posix_spawn.
-    struct SpawnError: Error {
-        var code: Int32
-        var message: String { String(cString: strerror(code)) }
     }
 
     /// Starts `/bin/sh -c COMMAND` with the rotation's variables added to rotwatch's environment, standard input
     /// from /dev/null, standard output and error shared with rotwatch, and SIGPIPE back to its default
     /// (rotwatch ignores it, and an ignored signal stays ignored across exec).
-    private func spawn(_ viewed: Viewed) -> Result<pid_t, SpawnError> {
+    private func spawn(_ viewed: Viewed) -> Result<pid_t, Errno> {
         let added = DisplayNames.environment(viewed)
         var env: [String] = []
         var p = environ
@@ -190,16 +185,15 @@ final class CommandRunner {
         }
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, "/bin/sh", &actions, &attributes, cArgs, cEnv)
-        return rc == 0 ? .success(pid) : .failure(SpawnError(code: rc))
+        return rc == 0 ? .success(pid) : .failure(Errno(rawValue: rc))
     }
 }
 
 /// Runs `body` on a new detached POSIX thread: a run's wait blocks it, and must not block the task that
 /// follows the service.
 private func startThread(_ body: @escaping @Sendable () -> Void) {
-    let rc = DetachedThread.tryStart(body)
-    if rc != 0 {
-        fail("could not start a thread to wait for the command: \(String(cString: strerror(rc))); "
-             + "the system is out of threads or memory", status: 1)
+    do { try SystemThread.detached(body) } catch {
+        fail("could not start a thread to wait for the command: \(error); the system is out of threads or memory",
+             status: 1)
     }
 }

@@ -73,7 +73,7 @@ extension DriverZooTests {
         /// The steps checking every file is put back.
         var restoreSteps: [Step]
         /// Whether a base part is read once a second while the display sleeps on its event
-        /// (`CapturedPart.foldReadInterval`): its own event never reaches the host.
+        /// (`CapturedSensor.foldReadInterval`): its own event never reaches the host.
         var foldReads: Bool
 
         init(_ name: String) throws {

@@ -100,7 +100,7 @@ struct DriverZooTests {
         }
         #expect(r.stdout.contains { $0.hasPrefix("  at rest: \(expect.display): 1 g reads") && $0.hasSuffix("the scale is right") },
                 "\(r.transcript)")
-        // Only a HID hub offers a hysteresis (`HysteresisWatch`): 0.05 g, in g as its scale says.
+        // Only a HID hub offers a hysteresis (`HysteresisStill`): 0.05 g, in g as its scale says.
         let hysteresis = r.stdout.filter { $0.hasPrefix("  hysteresis: in_accel_hysteresis set to 0.050000 (0.05 g)") }
         #expect(hysteresis.count == (driver.hasPrefix("hid-sensor") ? 1 : 0), "\(r.transcript)")
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")

@@ -54,10 +54,10 @@ struct SamplingPaceTests {
     @Test("a quick polled part whose first raw reads are slow once (the reader preempted, or its first read faulting pages in) is still read whole every 0.4 s while still: a part counts as slow only when every timed read is")
     func preemptedFirstReads() async throws {
         let socket = Testbed.socketPath("pace")
-        let slowReads = CapturedPart.slowReadTries - 1
+        let slowReads = CapturedSensor.slowReadTries - 1
         let r = try await Testbed.run(devices: ["polled.umockdev"], steps: Self.polledUntilStill(socket) + [.alive],
                                           arguments: ["--serve", "--socket", socket, "--verbose"],
-                                          rules: ["raw-delay iio:device0 \(Int(CapturedPart.slowRawRead * 3000)) \(slowReads)"])
+                                          rules: ["raw-delay iio:device0 \(Int(CapturedSensor.slowRawRead * 3000)) \(slowReads)"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.kernelReads.count == slowReads, "\(r.kernelReads)")
         #expect(!r.stderr.contains { $0.contains("one raw read takes") }, "\(r.transcript)")

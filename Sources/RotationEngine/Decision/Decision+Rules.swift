@@ -17,13 +17,13 @@ extension Decision {
     /// pending quadrant is dropped, so a change needs a fresh settle. While the fused estimate reacquires after a
     /// gap in the readings, such a reading drops the pending quadrant and keeps the estimate on the accelerometer
     /// for `motionHoldoff` (`FusedEstimate.endReacquiring`), but the decision goes on under the gyroscope's turn
-    /// rate and the accelerometer's veto: on an uncalibrated part |a| differs from one pose to the next, so the
+    /// rate and the accelerometer's veto: on an uncalibrated sensor |a| differs from one pose to the next, so the
     /// reading that finds a turn made between two slow reads is often "off", and holding for it cost every such
     /// turn a quarter of a second. The fused estimate needs no hold once it is established: it follows the
     /// gyroscope and fades the accelerometer out. Returns whether the decision goes on with this sample.
     ///
     /// Shown by the engine tests "a device shaken from the first sample…" and "motionTolerance decides which
-    /// shakes freeze the filter"; on offset parts it costs latency (`Docs/bench-rule-cost.txt`).
+    /// shakes freeze the filter"; on offset sensors it costs latency (`Docs/bench-rule-cost.txt`).
     mutating func motionHold(_ s: SampleGate.Admitted, accelerometerDecides: Bool, reacquiring: Bool) -> Bool {
         guard accelerometerDecides || reacquiring, switches.isOn(.motionHold) else { return true }
         if s.moving {
@@ -47,7 +47,7 @@ extension Decision {
     /// one down, once the accelerometer is settled. A gyroscope that reads too little leaves the fused estimate
     /// behind.
     ///
-    /// It buys latency on offset parts; no count of a trace or a test changes without it.
+    /// It buys latency on offset sensors; no count of a trace or a test changes without it.
     func flatFollowsAccelerometer(_ m: Moment, accelCrosses: Bool, entering: Bool) -> Bool {
         switches.isOn(.flatFollowsAccelerometer) && m.fused && accelCrosses && (entering ? m.accelReady : !m.moving)
     }
@@ -92,7 +92,7 @@ extension Decision {
 
     /// **gyroscopeCarriesQuarterTurn.** Fused, where the estimate keeps the current rotation only by the
     /// diagonal's hysteresis, a turn of `turnCarries` (60°) about the screen's axis since the last change
-    /// proposes the neighbouring quadrant it turned into. An uncalibrated part (offsets up to a quarter of g,
+    /// proposes the neighbouring quadrant it turned into. An uncalibrated sensor (offsets up to a quarter of g,
     /// gains 8 % apart) can read a quarter turn as little as 55° from where it began; offsets do not touch the
     /// gyroscope, and a device merely held near the diagonal turned less than 60°.
     ///
@@ -227,7 +227,7 @@ extension Decision {
 
     /// **nearFlatAccelerometerInQuadrant.** Fused, where gravity's in-plane part is less than `tiltedEnough` of
     /// it, the accelerometer's own reading must point into the new rotation's quadrant, not merely within 60° of
-    /// it. There an uncalibrated part's offsets (up to a quarter of g) can make up most of the in-plane reading:
+    /// it. There an uncalibrated sensor's offsets (up to a quarter of g) can make up most of the in-plane reading:
     /// a device lying on a table reads a direction that is the offsets' alone, and turning it on the table, which
     /// the gyroscope measures, moves that direction nowhere.
     ///
@@ -260,7 +260,7 @@ extension Decision {
     /// (30°) about the screen's axis since the last change (`turnSeenByAccelerometer`), or, until the gyroscope
     /// is confirmed (`GyroscopeCheck.confirmed`), the accelerometer alone to propose the change now
     /// (`unconfirmedChangeLeans`): a gyroscope that reads too little must not hold a rotation back. Near flat,
-    /// an uncalibrated part's offsets can swing the in-plane direction across a diagonal while the device does not
+    /// an uncalibrated sensor's offsets can swing the in-plane direction across a diagonal while the device does not
     /// turn at all; the gyroscope, which offsets do not touch, says it did not. Lifting a device that lay flat
     /// turns nothing about its screen's axis, but the pose it is lifted to leans less than 55°.
     ///
@@ -278,7 +278,7 @@ extension Decision {
 
     /// **turnSeenByAccelerometer.** The gyroscope's measured turn counts (`nearFlatTurnMeasured`) only where the
     /// accelerometer's own in-plane direction turned the same way since the last change, by `turnNeeded` and at
-    /// least 60 % as far: an uncalibrated part lying on a table reads a direction that is its offsets' alone,
+    /// least 60 % as far: an uncalibrated sensor lying on a table reads a direction that is its offsets' alone,
     /// and turning it on the table, which the gyroscope measures, leaves that direction where it was (or moves
     /// it a little as the device is laid down).
     ///
@@ -293,7 +293,7 @@ extension Decision {
     /// **unconfirmedChangeLeans.** A change the gyroscope did not measure as a turn, let through by the
     /// accelerometer before the gyroscope is confirmed (`nearFlatTurnMeasured`), needs gravity's in-plane part at
     /// least `leanedEnough` of it (the screen at least 20° from flat). Below that, a quarter g of offsets can make
-    /// up most of the in-plane reading: an uncalibrated part laid on a table reads a direction of its own,
+    /// up most of the in-plane reading: an uncalibrated sensor laid on a table reads a direction of its own,
     /// swinging as the device is lowered, while the device turns nothing; a lift from flat leans further.
     ///
     /// No trace or engine test changes with it alone off.

@@ -1,19 +1,19 @@
-/// Learns what the accelerometer reads at rest, so the motion test never depends on the part's absolute scale.
+/// Learns what the accelerometer reads at rest, so the motion test never depends on the sensor's absolute scale.
 ///
-/// Two magnitudes are tracked, both in the part's own units:
+/// Two magnitudes are tracked, both in the sensor's own units:
 /// - `level`, the magnitude of the current pose: a fast low-pass filter of |a| whose step per sample is
 ///   clipped to the motion tolerance, so a spike cannot drag it, yet a new pose whose |a| differs (an
-///   uncalibrated part reads more in some poses than in others) is reached within a few time constants.
+///   uncalibrated sensor reads more in some poses than in others) is reached within a few time constants.
 ///   A reading is motion when its magnitude departs from `level` by more than the tolerance: a shake, a bump.
-/// - `oneG`, what 1 g reads on this part: the mean of |a| over the samples judged still, a running mean for
+/// - `oneG`, what 1 g reads on this sensor: the mean of |a| over the samples judged still, a running mean for
 ///   the first `learningTime` seconds of stillness and a moving one after that, so it settles within the
-///   first still second and then drifts only as slowly as a part's scale can.
+///   first still second and then drifts only as slowly as a sensor's scale can.
 ///
 /// Every test is relative, so a reading scaled by any factor gives the same decisions.
 struct GravityReference: Sendable {
-    /// The magnitude of the current pose, in the part's units; 0 before the first reading.
+    /// The magnitude of the current pose, in the sensor's units; 0 before the first reading.
     private(set) var level: Double = 0
-    /// What 1 g reads on this part: the configured gravity until the first reading, then learned.
+    /// What 1 g reads on this sensor: the configured gravity until the first reading, then learned.
     private(set) var oneG: Double
     /// Seconds of stillness the learned 1 g rests on.
     private(set) var stillTime: Double = 0

@@ -4,18 +4,18 @@ import RotationProtocol
 ///
 /// A gyroscope is trusted only as far as the accelerometer bears it out: a wrong scale attribute (raw counts
 /// taken for rad/s, a factor of 1000 either way), a mount matrix that does not match the accelerometer's, or a
-/// faulty part would otherwise turn the fused estimate where the device never went. Two tests, each of which a
+/// faulty sensor would otherwise turn the fused estimate where the device never went. Two tests, each of which a
 /// sound gyroscope passes with a wide margin:
 ///
 /// - **A rate while still.** Over windows of `window` seconds (three readings at least, however far apart:
 ///   the slow pace while still reads every 0.4 s) in which the accelerometer's direction stays within
 ///   `stillAngle` of where it started and |a| stays at the pose magnitude, the gyroscope's mean reading must
 ///   not turn that direction faster than `stillRate`. A rotation about gravity itself (spinning a device
-///   that lies flat) turns nothing; on an uncalibrated part whose offsets tilt the measured direction up to
+///   that lies flat) turns nothing; on an uncalibrated sensor whose offsets tilt the measured direction up to
 ///   20° off the true vertical, such a spin shows a component across the measured direction too, but smaller
 ///   than the one along it, so only a rate that turns the direction more than it spins about it counts, or one
 ///   above `implausibleRate` about any axis, which no hand or table turns a device at while it reads still. A
-///   part's bias is a few degrees per second. Two such windows in a row are a finding.
+///   sensor's bias is a few degrees per second. Two such windows in a row are a finding.
 /// - **A turn the gyroscope did not follow.** The engine asks (`followed`) before a fused decision, and when
 ///   the accelerometer has settled in another quadrant than the fused estimate, a state a sound gyroscope
 ///   does not leave it in (it carries the estimate there first). The accelerometer's direction is compared

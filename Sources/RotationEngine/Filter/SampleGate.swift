@@ -16,11 +16,11 @@ struct SampleGate: Sendable {
         let time: Double
         /// Seconds since the previous sample; meaningless at a restart.
         let dt: Double
-        /// The reading, in the part's units.
+        /// The reading, in the sensor's units.
         let acceleration: Vector3
         /// The gyroscope's reading, as the sample carried it.
         let angularVelocity: Vector3?
-        /// |a|, in the part's units.
+        /// |a|, in the sensor's units.
         let magnitude: Double
         /// Whether every stage starts afresh from this sample: the first, or the first after a gap.
         let restarted: Bool

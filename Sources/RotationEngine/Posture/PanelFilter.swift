@@ -2,17 +2,17 @@ import RotationProtocol
 
 /// One panel's accelerometer, smoothed, and whether its latest reading is gravity alone.
 ///
-/// A reading whose length strays from what the part reads at rest is acceleration: the device is carried, shaken
-/// or typed on, and the reading says nothing reliable about the fold. What the part reads at rest is learned from
-/// its own readings, so a part with a wrong scale is judged by its own 1 g; and since a part with offsets reads a
+/// A reading whose length strays from what the sensor reads at rest is acceleration: the device is carried, shaken
+/// or typed on, and the reading says nothing reliable about the fold. What the sensor reads at rest is learned from
+/// its own readings, so a sensor with a wrong scale is judged by its own 1 g; and since a sensor with offsets reads a
 /// different length in each pose, a new length that holds still (lengths close to one another for
-/// `PostureLimits.calmTime`) becomes the rest length, where a carried or shaken part never holds still that long.
+/// `PostureLimits.calmTime`) becomes the rest length, where a carried or shaken sensor never holds still that long.
 /// The first rest length too is learned from readings that hold still, never from the first reading alone
 /// (`stillRest`).
 struct PanelFilter: Sendable {
     /// The smoothed reading, or nil before the first.
     private(set) var value: Vector3?
-    /// What the part reads at rest.
+    /// What the sensor reads at rest.
     private(set) var rest: Double = 0
     /// Whether the latest reading was steady (its length near `rest`).
     private(set) var steady = false
@@ -64,7 +64,7 @@ struct PanelFilter: Sendable {
     }
 
     /// **stillRest.** Whether the reading of length `l` at `t` joins the run of readings the first rest length is
-    /// learned from; false starts the run afresh from this reading. A reading's length is what the part reads for
+    /// learned from; false starts the run afresh from this reading. A reading's length is what the sensor reads for
     /// 1 g only if the device was not accelerated, and one reading alone cannot tell: a device picked up or shaken
     /// as the capture starts reads more or less than 1 g, and taken as the rest length such a reading would make
     /// the next ordinary readings count as acceleration. Readings that hold still agree with one another; so the
@@ -99,6 +99,6 @@ struct PanelFilter: Sendable {
         return t - since >= time
     }
 
-    /// Forgets the part, as when it goes away.
+    /// Forgets the sensor, as when it goes away.
     mutating func reset() { self = PanelFilter() }
 }

@@ -5,7 +5,7 @@ import RotationProtocol
 ///
 /// A value with no I/O, fed the same samples as the orientation engine (`Sample.base`, `hinge`, `tabletMode`,
 /// `lidClosed`). The hinge angle read from the two accelerometers is held, not guessed, while it cannot be read:
-/// while either part is accelerated (carried, shaken, typed on) and while the hinge points up. Closed and
+/// while either panel is accelerated (carried, shaken, typed on) and while the hinge points up. Closed and
 /// folded back read the same, and only the side the hinge was last seen on tells them apart. Each threshold has
 /// its hysteresis (`PostureLimits`), so a hinge wobbling at one does not flap. `Docs/posture.md` tells the whole.
 public struct PostureEstimate: Sendable {
@@ -46,7 +46,7 @@ public struct PostureEstimate: Sendable {
     /// Creates an estimate that knows nothing yet.
     public init() {}
 
-    /// Whether the device has told anything of a fold: a base part, a hinge sensor or a switch.
+    /// Whether the device has told anything of a fold: a base sensor, a hinge sensor or a switch.
     public var hasSource: Bool { state.posture != nil || hadBase }
 
     /// Whether more samples of the same pose would change nothing: no base, or both panels read steadily and

@@ -1,20 +1,20 @@
 /// The posture's thresholds, each with the reason for it.
 public enum PostureLimits {
-    /// Seconds of smoothing on each panel's reading: a hand's tremor and a part's noise average out, and a fold
+    /// Seconds of smoothing on each panel's reading: a hand's tremor and a sensor's noise average out, and a fold
     /// still shows within a few tenths of a second.
     public static let smoothingTime = 0.12
-    /// A reading whose length is off what the part reads at rest by more than this share is acceleration, not
+    /// A reading whose length is off what the sensor reads at rest by more than this share is acceleration, not
     /// gravity (ChromeOS ignores readings 1 m/s², about 10 %, off 1 g).
     public static let restDeviation = 0.1
-    /// Seconds over which what a part reads at rest follows its steady readings.
+    /// Seconds over which what a sensor reads at rest follows its steady readings.
     public static let restTime = 2.0
     /// A reading whose length is within this share of 1 g of the recent lengths' average is calm: noise, not
     /// motion (a shake or a step changes the length by more).
     public static let calmDeviation = 0.08
     /// Seconds over which the recent lengths' average follows the readings.
     public static let calmAveraging = 0.3
-    /// Seconds of calm readings after which their length is what the part reads at rest, however far it is from
-    /// the last one (a part with offsets reads another length in another pose).
+    /// Seconds of calm readings after which their length is what the sensor reads at rest, however far it is from
+    /// the last one (a sensor with offsets reads another length in another pose).
     public static let calmTime = 0.4
     /// Which side of flat the hinge is on is followed through readings up to this share off 1 g: a fold made
     /// while moving is seen passing flat, though its angles are not published.
@@ -22,7 +22,7 @@ public enum PostureLimits {
     /// The smoothed reading has caught up with the readings once within this share of 1 g of the latest (about
     /// 3°): until then more samples would still move the hinge, and the engine is not quiet.
     public static let caughtUp = 0.05
-    /// Seconds both parts must read steadily again after acceleration before the fold is read from them.
+    /// Seconds both sensors must read steadily again after acceleration before the fold is read from them.
     public static let settleTime = 0.2
     /// A reading after a longer gap starts the smoothing afresh.
     public static let maxGap = 1.0
