@@ -60,6 +60,7 @@ struct PoseSession {
         let start = MonotonicClock.now()
         var tick = 0
         var drawn = -Double.infinity
+        var step: String?
         while true {
             let v = try read()
             let now = MonotonicClock.now()
@@ -69,11 +70,13 @@ struct PoseSession {
             case .held, .moved: done = true
             default: done = false
             }
-            if done || now - drawn >= Self.redraw {
-                console.progress(PoseProgress.line(phase, tick: tick, reads: pose.reading(matrix.apply(v))),
-                                 plain: PoseProgress.plain(phase, label: label))
+            // Every step is drawn, however soon the next one follows: a log shows each of them.
+            let plain = PoseProgress.plain(phase, label: label)
+            if done || now - drawn >= Self.redraw || plain != step {
+                console.progress(PoseProgress.line(phase, tick: tick, reads: pose.reading(matrix.apply(v))), plain: plain)
                 tick += 1
                 drawn = now
+                step = plain
             }
             if done {
                 console.endLine()
