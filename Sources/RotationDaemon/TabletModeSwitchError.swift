@@ -22,7 +22,7 @@ enum TabletModeSwitchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .anotherSwitch(let s):
             return "--tablet-mode-switch: \(s.name) (\(s.node)) already reports SW_TABLET_MODE, so rotationd makes no second switch; the desktop follows the kernel's (drop --tablet-mode-switch to silence this)"
         case .noPostureSource:
-            return "--tablet-mode-switch: no base accelerometer and no hinge sensor found, so nothing tells the posture and rotationd makes no switch (rotationd --list shows what was found; a base part needs ACCEL_LOCATION=base or its label, Docs/posture.md)"
+            return "--tablet-mode-switch: no base accelerometer and no hinge sensor found, so nothing tells the posture and rotationd makes no switch (rotationd --list shows what was found; a base sensor needs ACCEL_LOCATION=base or its label, Docs/posture.md)"
         case .cannotOpen(let path, let e):
             let fix: String
             switch e {

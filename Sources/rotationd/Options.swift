@@ -79,7 +79,7 @@ struct Options {
       --samples-group NAME  let members of group NAME subscribe to raw samples (root always may)
       --client-timeout SEC  disconnect a client that has read nothing for SEC seconds (default 30)
       --speed FACTOR        with --realtime: play the trace FACTOR times faster than recorded (default 1)
-      --verbose             log at debug level: every connection, what 1 g reads on a correct part
+      --verbose             log at debug level: every connection, what 1 g reads on a correct sensor
       --version             print the version and exit
       -h, --help            show this help
 

@@ -10,7 +10,7 @@ import RotationProtocol
 struct FoldTrace {
     /// Samples per second.
     var rate = 50.0
-    /// Amplitude of the uniform noise on each axis of both parts, m/s².
+    /// Amplitude of the uniform noise on each axis of both sensors, m/s².
     var noise = 0.05
     /// The samples so far.
     private(set) var samples: [Sample] = []
@@ -55,7 +55,7 @@ struct FoldTrace {
         (self.hinge, self.baseTilt, self.hingeTilt) = (h1, b1, t1)
     }
 
-    /// Shakes both parts alike (the device carried or typed on) with `amplitude` m/s² at `frequency` Hz.
+    /// Shakes both sensors alike (the device carried or typed on) with `amplitude` m/s² at `frequency` Hz.
     mutating func shake(_ seconds: Double, amplitude: Double, frequency: Double = 3) {
         move(seconds, extra: { t in
             let s = Angles.sinDegrees(360 * frequency * t) * amplitude

@@ -9,7 +9,7 @@ struct GyroscopeCheckTests {
     /// Upright, then a quarter turn at a time through every rotation, each pose held 3 s.
     static func fourPoses(seed: UInt64, rate: Double = 50) -> SyntheticTrace {
         var trace = SyntheticTrace(rate: rate, angle: 0, elevation: 25, withGyro: true, seed: seed)
-        // A part's bias: a fraction of a degree per second about each axis.
+        // A sensor's bias: a fraction of a degree per second about each axis.
         trace.gyroBias = Vector3(0.004, -0.003, 0.002)
         trace.hold(3)
         for _ in 0..<4 {
@@ -152,8 +152,8 @@ struct GyroscopeCheckTests {
     }
 }
 
-/// An uncalibrated part near flat: its offsets, not a turn, swing the in-plane direction.
-@Suite("Fused decisions near flat on an uncalibrated part")
+/// An uncalibrated sensor near flat: its offsets, not a turn, swing the in-plane direction.
+@Suite("Fused decisions near flat on an uncalibrated sensor")
 struct NearFlatOffsetTests {
     /// Upright, turned to right edge up (a turn the gyroscope measures as the accelerometer sees it), leaning
     /// back 30°, then hovering near flat at 72° while the hand wobbles it (the accelerometer reading a quarter

@@ -218,7 +218,7 @@ struct PostureTests {
         #expect(postures(samples).map(\.posture) == [.laptop, .tablet], "\(postures(samples))")
     }
 
-    @Test("without a base part the switches tell: tablet mode, then the lid closed")
+    @Test("without a base sensor the switches tell: tablet mode, then the lid closed")
     func switchesAlone() {
         var samples: [Sample] = []
         for i in 0..<300 {
@@ -273,7 +273,7 @@ struct PostureTests {
         #expect(seen.first == 110 && changes.isEmpty, "the hinge published at each change after \(String(describing: seen.first)): \(changes)")
     }
 
-    @Test("a part whose length differs from pose to pose (offsets) still has its fold read")
+    @Test("a sensor whose length differs from pose to pose (offsets) still has its fold read")
     func flawedPartFollowed() throws {
         var trace = FoldTrace(hinge: 2)
         trace.hold(2)
@@ -370,7 +370,7 @@ struct PostureRuleTests {
         #expect(states(samples).last?.state.hinge.map { abs($0 - 100) <= 5 } == true)
     }
 
-    @Test("stillRest: a first reading made while moving (10 % short of 1 g) is not what the parts read at rest: the fold is read as soon as from a still start")
+    @Test("stillRest: a first reading made while moving (10 % short of 1 g) is not what the sensors read at rest: the fold is read as soon as from a still start")
     func firstReadingWhileMoving() throws {
         var trace = FoldTrace(hinge: 110)
         trace.hold(2)

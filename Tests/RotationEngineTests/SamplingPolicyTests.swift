@@ -68,7 +68,7 @@ struct SamplingPolicyTests {
         #expect(r.read.last?.pace == .slow)
     }
 
-    @Test("a part's own noise, even a 6-bit part's, does not keep the rate up; a hand's tremor widens the band only so far")
+    @Test("a sensor's own noise, even a 6-bit sensor's, does not keep the rate up; a hand's tremor widens the band only so far")
     func noiseLearned() {
         for noise in [0.05, 0.6, 1.2] {
             var trace = SyntheticTrace(rate: 50, angle: 90, elevation: 20, noise: noise, seed: 5)
@@ -143,5 +143,31 @@ struct SamplingPolicyTests {
                 #expect(r.published.rotations == [Rotation(degrees: Int(angle))], "angle \(angle), gyroscope \(gyro)")
             }
         }
+    }
+
+    @Test("a fold that a hinge sensor reads while the display is still keeps the engine busy until its dwell decides it: the full rate comes back, and tablet is published one dwell after the fold, not at a slow read after it")
+    func foldDwellIsPending() throws {
+        var trace = SyntheticTrace(rate: 50, angle: 0, elevation: 20, noise: 0.05)
+        trace.hold(8)
+        let foldedAt = 5.0
+        let samples = trace.samples.map { s -> Sample in
+            var s = s
+            s.hinge = s.time < foldedAt ? 110 : 350
+            return s
+        }
+        let r = Self.run(samples)
+        let firstFolded = try #require(r.read.first { $0.time >= foldedAt })
+        #expect(r.read.last { $0.time < foldedAt }?.pace == .slow, "the display was not read slowly before the fold")
+        let tablet = try #require(r.published.first { $0.state.fold.posture == .tablet })
+        let dwell = PostureLimits.foldedDwell
+        #expect(tablet.time >= firstFolded.time + dwell - 1e-9 && tablet.time <= firstFolded.time + dwell + 0.03,
+                "tablet at \(tablet.time), the fold read at \(firstFolded.time)")
+        #expect(r.read.filter { $0.time >= firstFolded.time && $0.time < tablet.time }.allSatisfy { $0.pace == .full })
+
+        var engine = OrientationEngine()
+        for s in samples where s.time < foldedAt { _ = engine.process(s) }
+        #expect(engine.isQuiet)
+        _ = engine.process(try #require(samples.first { $0.time >= foldedAt }))
+        #expect(!engine.isQuiet, "quiet with the fold waiting out its dwell")
     }
 }

@@ -161,7 +161,7 @@ struct SyntheticTrace {
 
     static func sin(_ radians: Double) -> Double { Angles.sinDegrees(radians / Angles.radiansPerDegree) }
 
-    /// `samples` with each accelerometer reading `count` samples late, as behind a part's own low-pass filter;
+    /// `samples` with each accelerometer reading `count` samples late, as behind a sensor's own low-pass filter;
     /// the gyroscope's readings stay on time.
     static func accelerometerLagging(_ samples: [Sample], by count: Int) -> [Sample] {
         samples.indices.map { i in

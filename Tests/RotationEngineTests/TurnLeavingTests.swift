@@ -7,7 +7,7 @@ import RotationProtocol
 /// the device turns back.
 @Suite("Turn leaving")
 struct TurnLeavingTests {
-    /// An uncalibrated part's flicks at 100 Hz (`scripts/flawed-copies.py ../shared/traces OUT offset 18`, its
+    /// An uncalibrated sensor's flicks at 100 Hz (`scripts/flawed-copies.py ../shared/traces OUT offset 18`, its
     /// copy of `flick-100hz-1`), with its labels: the third flick's far end is the one the settle rules let
     /// through at the first sample of the way back.
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -4,7 +4,7 @@ import RotationSensors
 import Testing
 import TestSupport
 
-/// The zoo's parts watching for motion themselves while the device is still: each driver's event armed from the
+/// The zoo's sensors watching for motion themselves while the device is still: each driver's event armed from the
 /// files its kernel source creates (`Tests/fixtures/zoo/*.umockdev`), raised by the emulated hardware in the
 /// driver's units (`umockdev-driver.py`, `MotionEvent`) through the event descriptor the emulated kernel (`Tests/Testbed/kernel`) hands out.
 extension DriverZooTests {
@@ -72,7 +72,7 @@ extension DriverZooTests {
         var enables: [String]
         /// The steps checking every file is put back.
         var restoreSteps: [Step]
-        /// Whether a base part is read once a second while the display sleeps on its event
+        /// Whether a base sensor is read once a second while the display sleeps on its event
         /// (`CapturedSensor.foldReadInterval`): its own event never reaches the host.
         var foldReads: Bool
 
@@ -129,7 +129,7 @@ extension DriverZooTests {
         return (try await Testbed.run(devices: ["zoo/\(driver).umockdev"], steps: steps, arguments: ["--print"]), trace)
     }
 
-    @Test("a part whose driver registered no trigger or buffer (no interrupt line) has event files that can never fire: they are left alone, with one line saying so, and the part is read at the still pace, so the turn after a still spell comes as fast as before",
+    @Test("a sensor whose driver registered no trigger or buffer (no interrupt line) has event files that can never fire: they are left alone, with one line saying so, and the sensor is read at the still pace, so the turn after a still spell comes as fast as before",
           arguments: ["bmc150-noirq", "st_lsm6dsx-noirq"])
     func motionEventsWithoutInterruptLine(driver: String) async throws {
         let fixture = try MotionFixture(driver)
@@ -144,7 +144,7 @@ extension DriverZooTests {
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }
 
-    @Test("a polled part whose raw read sleeps a few sample periods in the driver (st_lsm6dsx without an interrupt line) is polled at the highest sampling frequency it lists, so each read sleeps a few ms, and while still reads one axis, once per read interval at most; the turn after the still spell comes within 2 s of its end, and the frequency is put back")
+    @Test("a polled sensor whose raw read sleeps a few sample periods in the driver (st_lsm6dsx without an interrupt line) is polled at the highest sampling frequency it lists, so each read sleeps a few ms, and while still reads one axis, once per read interval at most; the turn after the still spell comes within 2 s of its end, and the frequency is put back")
     func motionWhileStillOnSlowRawReads() async throws {
         let driver = "st_lsm6dsx-noirq"
         let fixture = try MotionFixture(driver)
@@ -176,7 +176,7 @@ extension DriverZooTests {
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }
 
-    @Test("a part whose motion event never arrives (its buffer streams but the event is lost; bmc150 on a board wiring INT2, whose interrupt never reaches the host, which rotationd cannot find out without enabling the buffer, a refusal to other readers): the event is armed, the safety read finds the device turned with no event, rotationd says so once and reads the part at the still pace from then on, never arming it again; the next turn comes within 2 s of its end, and every setting is put back",
+    @Test("a sensor whose motion event never arrives (its buffer streams but the event is lost; bmc150 on a board wiring INT2, whose interrupt never reaches the host, which rotationd cannot find out without enabling the buffer, a refusal to other readers): the event is armed, the safety read finds the device turned with no event, rotationd says so once and reads the sensor at the still pace from then on, never arming it again; the next turn comes within 2 s of its end, and every setting is put back",
           arguments: ["bmc150-lostevent", "bmc150-int2"])
     func motionEventsThatNeverArrive(driver: String) async throws {
         let fixture = try MotionFixture(driver)

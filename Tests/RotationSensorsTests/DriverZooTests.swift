@@ -8,7 +8,7 @@ import TestSupport
 /// (`Tests/Testbed/kernel`).
 @Suite("Real drivers: emulated from their kernel sources, with the kernel's refusals")
 struct DriverZooTests {
-    /// The fixtures a correct part runs end to end with.
+    /// The fixtures a correct sensor runs end to end with.
     static let drivers = ["hid-sensor", "hid-sensor-hysteresis", "bmc150-dual", "kxcjk-1013", "mxc4005", "mxc4005-noirq", "st_accel",
                           "cros-ec", "cros-ec-location", "inv_mpu6050", "bmi323", "st_lsm6dsx", "st_lsm6dsx-noirq",
                           "mma8452", "inv_mpu6050-gyro-scale-x1000"]
@@ -66,11 +66,11 @@ struct DriverZooTests {
         for w in expect.warnings { #expect(warnings.contains { $0.contains(w) }, "\(warnings)") }
     }
 
-    @Test("each driver: --list gives every scale with the file it came from, wherever the driver put it, the part reads 1 g at rest, and only a HID hub names the hysteresis it is given while still", arguments: drivers)
+    @Test("each driver: --list gives every scale with the file it came from, wherever the driver put it, the sensor reads 1 g at rest, and only a HID hub names the hysteresis it is given while still", arguments: drivers)
     func listing(driver: String) async throws {
         let expect = try Sidecar.zoo(driver).expectation()
         // The upright pose of the four-poses trace alone, played in a loop: however late --list starts reading,
-        // the part is still.
+        // the sensor is still.
         let poses = try String(contentsOf: Testbed.fixtures.appendingPathComponent("zoo/four-poses.csv"), encoding: .utf8)
         let upright = poses.split(separator: "\n").enumerated().filter { i, line in
             i == 0 || (Double(line.prefix { $0 != "," }) ?? .infinity) < 2.9

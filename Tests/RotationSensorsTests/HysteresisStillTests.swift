@@ -87,7 +87,7 @@ extension DriverZooTests {
         #expect(r.refusedWrites.isEmpty, "the kernel refused: \(r.refusedWrites)")
     }
 
-    @Test("a HID sensor hub that ignores in_accel_hysteresis keeps reporting the still device: found at the first still spell, said once, the hysteresis put back at once and never set again, and the part read at the still pace as before; the turn after the still spell comes within 0.5 s of its end")
+    @Test("a HID sensor hub that ignores in_accel_hysteresis keeps reporting the still device: found at the first still spell, said once, the hysteresis put back at once and never set again, and the sensor read at the still pace as before; the turn after the still spell comes within 0.5 s of its end")
     func motionHysteresisIgnored() async throws {
         let driver = "hid-sensor"
         let trace = try PosesTrace(holds: [6, 6])

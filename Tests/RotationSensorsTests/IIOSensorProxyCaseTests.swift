@@ -11,13 +11,13 @@ import TestSupport
 /// edge up. None of these devices has a mount matrix other than the identity, so a raw x of −25.6 is right-up
 /// in both.
 ///
-/// Several of these parts read 1 g as something far from 9.81 m/s² (256 or 2560 m/s², or 256 counts with no
+/// Several of these sensors read 1 g as something far from 9.81 m/s² (256 or 2560 m/s², or 256 counts with no
 /// scale at all): iio-sensor-proxy decides by direction alone, and so must rotationd.
 @Suite("iio-sensor-proxy's accelerometer cases, against rotationd's socket", .serialized)
 struct IIOSensorProxyCaseTests {
 
     /// Upstream `test_iio_poll_accel`.
-    @Test("a polled part with raw y -25.6 and scale 10 is normal, then with raw x -25.6 right-up")
+    @Test("a polled sensor with raw y -25.6 and scale 10 is normal, then with raw x -25.6 right-up")
     func pollAccel() async throws {
         let socket = Testbed.socketPath("isp-poll")
         let r = try await Testbed.run(devices: ["isp-poll-accel.umockdev"], steps: [
@@ -61,13 +61,13 @@ struct IIOSensorProxyCaseTests {
     }
 
     /// Upstream `test_iio_buffer_accel`. Its scans come from binary files whose counts are not restated here.
-    @Test("a buffered part with le:s16/32>>0 scans, a timestamp, trigger accel_3d-dev0 and no scale: normal, left-up, normal")
+    @Test("a buffered sensor with le:s16/32>>0 scans, a timestamp, trigger accel_3d-dev0 and no scale: normal, left-up, normal")
     func bufferAccel() async throws {
         let socket = Testbed.socketPath("isp-buffer")
         let node = "/dev/iio:device0"
         let dev = "sys/bus/iio/devices/iio:device0/"
         // x, y, z in the low 16 bits of 32 (the high half zero, so a reader that ignored the 16 valid bits would
-        // see 65280 for -256), then the 64-bit timestamp at byte 16. Raw counts, 256 to 1 g (a 10-bit ±2 g part).
+        // see 65280 for -256), then the 64-bit timestamp at byte 16. Raw counts, 256 to 1 g (a 10-bit ±2 g sensor).
         let scan = "<hxxhxxhxxxxxxq"
         let r = try await Testbed.run(devices: ["isp-buffer-accel.umockdev"], steps: [
             .feed(node, format: scan, values: [0, -256, 0], hz: 50),
@@ -95,7 +95,7 @@ struct IIOSensorProxyCaseTests {
     }
 
     /// Upstream `test_iio_scale_decimal_separator2` (scale 0.000001), and the scale 0.000010 of its buffered
-    /// `test_iio_scale_decimal_separator`, on the same polled part.
+    /// `test_iio_scale_decimal_separator`, on the same polled sensor.
     @Test("with LC_NUMERIC=fr_FR.UTF-8 a scale of 0.000010 or 0.000001 is read with its point, and raw -256000000 is normal, then right-up",
           arguments: ["0.000010", "0.000001"])
     func commaDecimalLocale(scale: String) async throws {

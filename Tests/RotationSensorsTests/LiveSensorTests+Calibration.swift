@@ -53,7 +53,7 @@ extension LiveSensorTests {
 
     @Test("a shipped hwdb matrix whose third row repeats the first (Bush Windows tablet) is used with row 1 × row 2 as its third row, with a warning naming the source")
     func udevMatrixWithRepeatedRowIsRepaired() async throws {
-        // Upright the part reads (0, +g, 0) and left edge up (+g, 0, 0): through the hwdb rows 1 and 2 that is
+        // Upright the sensor reads (0, +g, 0) and left edge up (+g, 0, 0): through the hwdb rows 1 and 2 that is
         // normal and then left-up. Dropping the matrix for the attribute's identity would give bottom-up first.
         let r = try await Testbed.run(devices: ["udev-matrix-repeated-row.umockdev"], steps: [
             .start,

@@ -5,7 +5,7 @@ import TestSupport
 /// Convertibles: the posture and hinge of a base and a display accelerometer, and a detachable's base taken off,
 /// put back, or found while the capture runs.
 extension LiveSensorTests {
-    /// A convertible's layout for the live posture test: its fixture, its display and base parts, the display's
+    /// A convertible's layout for the live posture test: its fixture, its display and base sensors, the display's
     /// raw counts upright (through its mount matrix) and the counts of 1 g.
     struct FoldLayout: Sendable, CustomStringConvertible {
         var fixture: String
@@ -69,7 +69,7 @@ extension LiveSensorTests {
         #expect(based.count < lines.count - 1, "the base is read at most ten times a second, not with every sample")
     }
 
-    @Test("a detachable's base taken off gives tablet with no hinge, and put back (the same part, reappearing) laptop again with its hinge; the display's rotation holds throughout")
+    @Test("a detachable's base taken off gives tablet with no hinge, and put back (the same sensor, reappearing) laptop again with its hinge; the display's rotation holds throughout")
     func detachableBase() async throws {
         let device = "/sys/devices/platform/cros-ec-base/iio:device0"
         let laptop = #""posture":"laptop","hinge":(8[5-9]|9[0-5]),"#
@@ -80,7 +80,7 @@ extension LiveSensorTests {
             .wait(.stdout(laptop, within: Tolerance.listing)),
             .remove(device),
             .wait(.stdout(#""posture":"tablet","hinge":null,"#)),
-            // Put back as it was (Tests/fixtures/base-detachable.umockdev: the same part face up).
+            // Put back as it was (Tests/fixtures/base-detachable.umockdev: the same sensor face up).
             .add("base-detachable.umockdev"),
             .wait(.stdout(laptop, within: Tolerance.slowReply)),
         ], arguments: ["--print"])
@@ -101,7 +101,7 @@ extension LiveSensorTests {
             .remove("/sys/devices/platform/cros-ec-base/iio:device0"),
             .wait(.stdout(#""posture":"tablet","hinge":null,"#)),
         ] : [.start, .wait(.stdout(Self.normal, within: Tolerance.listing))]
-        // Tests/fixtures/base-renumbered.umockdev: the same part face up, as iio:device2.
+        // Tests/fixtures/base-renumbered.umockdev: the same sensor face up, as iio:device2.
         let r = try await Testbed.run(devices: devices, steps: detach + [
             .add("base-renumbered.umockdev"),
             .wait(.stdout(laptop, within: Tolerance.slowReply)),

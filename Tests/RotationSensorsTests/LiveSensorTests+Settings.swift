@@ -6,7 +6,7 @@ import TestSupport
 /// What rotationd writes to a device and puts back: nothing of a buffer another program enabled, and what a
 /// rotationd that crashed had changed.
 extension LiveSensorTests {
-    @Test("a buffer enabled by another program is never disabled nor written, even with its node free (its reader opens it now and then): the part is read through its raw attributes, and nothing of the device is written")
+    @Test("a buffer enabled by another program is never disabled nor written, even with its node free (its reader opens it now and then): the sensor is read through its raw attributes, and nothing of the device is written")
     func foreignBufferIsLeftAlone() async throws {
         let r = try await Testbed.run(devices: ["buffered.umockdev"], steps: [
             // As iio-sensor-proxy 3.0 leaves a HID hub between its reads: scan elements and buffer enabled, the

@@ -9,7 +9,7 @@ import TestSupport
 /// held by one open file at a time). The steps that start them are the driver's `raw-poller` and `sensor-proxy`
 /// (`Tests/Testbed/umockdev-driver.py`).
 ///
-/// The four-poses trace is played into the parts; a neighbour must go on seeing every pose while rotationd runs,
+/// The four-poses trace is played into the sensors; a neighbour must go on seeing every pose while rotationd runs,
 /// and rotationd must report them too.
 @Suite("Neighbours: rotationd beside a raw poller and beside iio-sensor-proxy, each on the zoo's drivers")
 struct NeighbourTests {

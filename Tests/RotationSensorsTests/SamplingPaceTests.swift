@@ -3,14 +3,14 @@ import Testing
 import TestSupport
 @testable import RotationSensors
 
-/// The sampling policy on live parts under umockdev: a polled part is read slowly while still and at the full
-/// rate from the first reading that moved; a buffered part is slowed down and batched, and whatever the
+/// The sampling policy on live sensors under umockdev: a polled sensor is read slowly while still and at the full
+/// rate from the first reading that moved; a buffered sensor is slowed down and batched, and whatever the
 /// capture changed on it is put back when the last client leaves and when the service stops.
 @Suite("Sampling pace under umockdev", .serialized)
 struct SamplingPaceTests {
     static let subscribe = "{\"cmd\":\"subscribe\",\"events\":[\"state\",\"samples\"]}"
 
-    /// The steps that start rotationd on the upright polled part, subscribe on `socket`, and wait until the part is
+    /// The steps that start rotationd on the upright polled sensor, subscribe on `socket`, and wait until the sensor is
     /// read whole at the still pace.
     static func polledUntilStill(_ socket: String) -> [Step] {
         [.start,
@@ -20,7 +20,7 @@ struct SamplingPaceTests {
          .wait(.stderr("iio:device0: the device is still: reading it every 0\\.4 s"))]
     }
 
-    @Test("a polled part is read every 0.4 s while still, however long the start-up trim takes, at the full rate from the first reading that moved, then slowly again")
+    @Test("a polled sensor is read every 0.4 s while still, however long the start-up trim takes, at the full rate from the first reading that moved, then slowly again")
     func polledPace() async throws {
         let socket = Testbed.socketPath("pace")
         let r = try await Testbed.run(devices: ["polled.umockdev"], steps: Self.polledUntilStill(socket) + [
@@ -51,7 +51,7 @@ struct SamplingPaceTests {
                 "the read after the first moved one came \(moved + 1 < times.count ? times[moved + 1] - times[moved] : -1) s later")
     }
 
-    @Test("a quick polled part whose first raw reads are slow once (the reader preempted, or its first read faulting pages in) is still read whole every 0.4 s while still: a part counts as slow only when every timed read is")
+    @Test("a quick polled sensor whose first raw reads are slow once (the reader preempted, or its first read faulting pages in) is still read whole every 0.4 s while still: a sensor counts as slow only when every timed read is")
     func preemptedFirstReads() async throws {
         let socket = Testbed.socketPath("pace")
         let slowReads = CapturedSensor.slowReadTries - 1
@@ -77,7 +77,7 @@ struct SamplingPaceTests {
         return path
     }
 
-    @Test("a buffered part is slowed to its lowest frequency and batched while still, brought back when it moves, and left as found when the last client leaves and on SIGTERM")
+    @Test("a buffered sensor is slowed to its lowest frequency and batched while still, brought back when it moves, and left as found when the last client leaves and on SIGTERM")
     func bufferedPaceAndRestore() async throws {
         let socket = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-pace-\(UUID().uuidString).sock").path
         let trace = try Self.uprightThenLeftUp(seconds: 6)
@@ -110,7 +110,7 @@ struct SamplingPaceTests {
         #expect(r.stderr.contains { $0.contains("rotationd: info: stopped") }, "\(r.transcript)")
     }
 
-    @Test("a buffered part is read on while the service gives back its start-up pages at the first still, however long /proc/self/smaps takes: no gap in the samples, no restart of the engine")
+    @Test("a buffered sensor is read on while the service gives back its start-up pages at the first still, however long /proc/self/smaps takes: no gap in the samples, no restart of the engine")
     func bufferedPaceDuringTrim() async throws {
         let socket = FileManager.default.temporaryDirectory.appendingPathComponent("rotationd-pace-\(UUID().uuidString).sock").path
         // Upright for longer than the run lasts, even on a loaded machine (a sanitizer's build beside it).
@@ -130,7 +130,7 @@ struct SamplingPaceTests {
         ], arguments: ["--serve", "--socket", socket, "--verbose"], environment: ["IIO_KERNEL_SMAPS_DELAY": "2000"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         // Upright all along (the turn starts 30 s into the trace): read at 50 Hz, then every 80 ms in batches.
-        // A gap longer than the engine's maxGap (1 s) would restart it, and the policy would read the part at
+        // A gap longer than the engine's maxGap (1 s) would restart it, and the policy would read the sensor at
         // the full rate again although it never moved.
         let times = r.socket(1).filter { $0["type"] as? String == "sample" }.compactMap { $0["t"] as? Double }
         let gaps = zip(times.dropFirst(), times).map { $0 - $1 }

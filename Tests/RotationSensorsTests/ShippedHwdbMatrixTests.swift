@@ -59,7 +59,7 @@ struct ShippedHwdbMatrixTests {
         #expect(Self.isSignedPermutation(used), "\(used)")
         #expect(abs(abs(used.determinant) - 1) < 1e-12, "\(used)")
         for (device, rotation) in Self.poses {
-            // What the part reads in that pose: the matrix is orthogonal, so its inverse is its transpose.
+            // What the sensor reads in that pose: the matrix is orthogonal, so its inverse is its transpose.
             let sensor = used.row0 * device.x + used.row1 * device.y + used.row2 * device.z
             let a = SensorCalibration(scale: Vector3(1, 1, 1), matrix: used).apply(raw: sensor)
             #expect((a - device).length < 1e-9, "\(text): \(sensor) became \(a), expected \(device)")
@@ -84,9 +84,9 @@ struct ShippedHwdbMatrixTests {
         #expect(used.row0 == given.row0 && used.row1 == given.row1)
         #expect(used.row2 == thirdRow, "\(used)")
         #expect(used.row2 == used.row0.cross(used.row1))
-        // A right-handed part in a right-handed device: the mounting is a rotation.
+        // A right-handed sensor in a right-handed device: the mounting is a rotation.
         #expect(used.determinant == 1)
-        // A part whose rows 1 and 2 are right is mounted by the one rotation with those rows, the expected
+        // A sensor whose rows 1 and 2 are right is mounted by the one rotation with those rows, the expected
         // matrix above: its reading in each pose follows from that rotation.
         let physical = MountMatrix(given.row0, given.row1, thirdRow)
         for (device, rotation) in Self.poses {
@@ -100,7 +100,7 @@ struct ShippedHwdbMatrixTests {
         let a = SensorCalibration(scale: Vector3(1, 1, 1), matrix: used).apply(raw: sensor)
         #expect((a - faceUp).length < 1e-9)
         #expect(Self.engineState(holding: a).tilt == .faceUp)
-        // As shipped, the same face-up part would read level on every axis, and one upright pose would be tilted.
+        // As shipped, the same face-up sensor would read level on every axis, and one upright pose would be tilted.
         #expect(given.apply(sensor).z == 0)
         #expect(Self.poses.contains { given.apply(physical.row0 * $0.0.x + physical.row1 * $0.0.y).z != 0 })
     }

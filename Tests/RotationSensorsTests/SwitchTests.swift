@@ -27,32 +27,32 @@ struct SwitchTests {
     }
 
     /// A display accelerometer and how it sleeps while still: the line that says it does, and the trace it plays.
-    struct StillPart: Sendable, CustomStringConvertible {
+    struct StillSensor: Sendable, CustomStringConvertible {
         var fixture: String
         var still: String
         var played: Bool
         var description: String { fixture }
     }
 
-    static let stillParts = [
+    static let stillSensors = [
         // Raw reads only: read once every still interval.
-        StillPart(fixture: "polled.umockdev", still: "iio:device0: the device is still: reading it every", played: false),
+        StillSensor(fixture: "polled.umockdev", still: "iio:device0: the device is still: reading it every", played: false),
         // Its motion event armed: without the switches' descriptor in the wait, only the safety read (10 s) would
         // see a switch change.
-        StillPart(fixture: "zoo/kxcjk-1013.umockdev", still: "iio:device0: the device is still: watching for motion with its", played: true),
+        StillSensor(fixture: "zoo/kxcjk-1013.umockdev", still: "iio:device0: the device is still: watching for motion with its", played: true),
     ]
 
-    @Test("switches changed while the display lies still (a part watched by its motion event sleeps on, switches and all, for 3 s): laptop, tablet when tablet mode turns on, closed with the lid shut, tablet once it opens, laptop when tablet mode turns off; each within 1 s of its event, with no hinge",
-          arguments: stillParts)
-    func switchesWhileStill(_ part: StillPart) async throws {
+    @Test("switches changed while the display lies still (a sensor watched by its motion event sleeps on, switches and all, for 3 s): laptop, tablet when tablet mode turns on, closed with the lid shut, tablet once it opens, laptop when tablet mode turns off; each within 1 s of its event, with no hinge",
+          arguments: stillSensors)
+    func switchesWhileStill(_ sensor: StillSensor) async throws {
         let trace = try DriverZooTests.PosesTrace(holds: [40])
         let file = try trace.write()
         defer { try? FileManager.default.removeItem(at: file) }
-        let play: [Step] = part.played ? [.play(file.path, seconds: trace.length - 0.2)] : []
-        let r = try await Testbed.run(devices: [part.fixture, "switches.umockdev"], steps: Self.emulated + [.start] + play + [
+        let play: [Step] = sensor.played ? [.play(file.path, seconds: trace.length - 0.2)] : []
+        let r = try await Testbed.run(devices: [sensor.fixture, "switches.umockdev"], steps: Self.emulated + [.start] + play + [
             .wait(.stdout(#""posture":"laptop","hinge":null,"#, within: Tolerance.tracePose)),
-            .wait(.stderr(part.still, within: Tolerance.tracePose)),
-        ] + (part.played ? [.asleep(thread: "rotationd-iio", seconds: 3)] : []) + [
+            .wait(.stderr(sensor.still, within: Tolerance.tracePose)),
+        ] + (sensor.played ? [.asleep(thread: "rotationd-iio", seconds: 3)] : []) + [
             .flip(Self.tablet, .tabletMode, true),
             .wait(.stdout(#""posture":"tablet","hinge":null,"#)),
             .flip(Self.lid, .lid, true),

@@ -83,7 +83,7 @@ struct TabletModeSwitchTests {
         Self.expectEachChangeWithItsPosture(r)
     }
 
-    @Test("where the kernel already has a tablet-mode switch (intel-vbtn), --tablet-mode-switch makes none and says why; the posture still comes from the parts")
+    @Test("where the kernel already has a tablet-mode switch (intel-vbtn), --tablet-mode-switch makes none and says why; the posture still comes from the sensors")
     func refusedBesideTheKernelSwitch() async throws {
         let r = try await Testbed.run(devices: ["base-display.umockdev", "switches.umockdev"], steps: SwitchTests.emulated + [
             .uinput,

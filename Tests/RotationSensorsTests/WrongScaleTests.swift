@@ -3,10 +3,10 @@ import Testing
 import TestSupport
 
 /// Parts whose scale attribute is missing or wrong, under umockdev: the rotation must follow them as it follows
-/// a correct part, and rotationd must say which attribute is wrong and by how much.
+/// a correct sensor, and rotationd must say which attribute is wrong and by how much.
 @Suite("Wrong scales under umockdev", .serialized)
 struct WrongScaleTests {
-    @Test("a part with no scale attribute (1 g reads 256 counts) turns the rotation, and the missing scale is reported once with its factor")
+    @Test("a sensor with no scale attribute (1 g reads 256 counts) turns the rotation, and the missing scale is reported once with its factor")
     func rawCountsTurnAndAreReported() async throws {
         let r = try await Testbed.run(devices: ["noscale.umockdev"], steps: [
             .start,
@@ -45,7 +45,7 @@ struct WrongScaleTests {
                 "\(list.transcript)")
     }
 
-    @Test("a correctly scaled part is not reported as wrong")
+    @Test("a correctly scaled sensor is not reported as wrong")
     func rightScaleNotReported() async throws {
         let r = try await Testbed.run(devices: ["polled.umockdev"], steps: [
             .start,

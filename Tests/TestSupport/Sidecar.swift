@@ -1,7 +1,7 @@
 import Foundation
 
 /// A fixture's sidecar, `X.json` beside `X.umockdev` in `Tests/fixtures`, decoded: what the emulated hardware
-/// is (the sensors the `play` step emulates, `Tests/Testbed/testbed/parts.py`), the emulated kernel's rules for
+/// is (the sensors the `play` step emulates, `Tests/Testbed/testbed/emulated.py`), the emulated kernel's rules for
 /// its driver, and, for the driver zoo's fixtures, what a run must show.
 ///
 /// The members are the sidecar's keys (Docs/testing.md, "Emulated parts"); an absent key is its default there.

@@ -25,7 +25,7 @@ public enum Step: Sendable, Hashable, Encodable {
     /// hardware FIFO hands them over). The start time is in the results.
     case feedTrace(_ target: String, trace: String, scale: Double, hz: Double, seconds: Double, burst: Int)
     /// In the background, plays `trace` (a CSV of t,x,y,z[,gx,gy,gz] in the device frame, relative to
-    /// Tests/fixtures) for `seconds` into every emulated part the fixture's sidecar describes, as the hardware
+    /// Tests/fixtures) for `seconds` into every emulated sensor the fixture's sidecar describes, as the hardware
     /// would. With `holdUntil`, the trace holds at its first pose until that condition is met (checked while the
     /// next steps run), so that a program a loaded machine starts late misses none of it. The start (and how
     /// long it was held) is in the results.
@@ -271,7 +271,7 @@ public enum UeventAction: String, Sendable, Hashable {
 
 /// How an emulated suspend goes (the `suspend` step's options; the driver's usage text, SUSPEND).
 public struct Suspend: Sendable, Hashable {
-    /// What becomes of a part's motion event over the sleep.
+    /// What becomes of a sensor's motion event over the sleep.
     public enum Events: String, Sendable, Hashable {
         /// Armed as before; its detector starts afresh (the driver's default).
         case kept
@@ -281,9 +281,9 @@ public struct Suspend: Sendable, Hashable {
 
     /// How a sensor hub's buffer comes back.
     public enum Hub: Sendable, Hashable {
-        /// Every played part's buffer delivers nothing for `milliseconds` after the wake.
+        /// Every played sensor's buffer delivers nothing for `milliseconds` after the wake.
         case silent(milliseconds: Int)
-        /// Every played part's buffer stays enabled and silent until buffer/enable is written 0 (then 1).
+        /// Every played sensor's buffer stays enabled and silent until buffer/enable is written 0 (then 1).
         case wedged
     }
 
@@ -292,7 +292,7 @@ public struct Suspend: Sendable, Hashable {
     public var at: Double?
     public var events: Events?
     public var hub: Hub?
-    /// Says that a polled part reads its new pose as soon as it is read after the wake (changes nothing).
+    /// Says that a polled sensor reads its new pose as soon as it is read after the wake (changes nothing).
     public var powered: Bool?
 
     public init(at: Double? = nil, events: Events? = nil, hub: Hub? = nil, powered: Bool? = nil) {

@@ -13,11 +13,11 @@ public enum Tolerance {
     /// sent) or the program's start.
     public static let reply = 5.0
     /// What follows a change the service takes its time over: its pace changing after the device was still for a
-    /// while, the first of a driver zoo part's poses (discovery, then the part's own start-up), a socket that
+    /// while, the first of a driver zoo sensor's poses (discovery, then the sensor's own start-up), a socket that
     /// appears after a slower start (sanitizers, a fixture with several devices); a process's first line, or its
     /// end after a short run; the service serving, a unit active.
     public static let slowReply = 10.0
-    /// A `--list` run's listing: discovery, then the part read at rest.
+    /// A `--list` run's listing: discovery, then the sensor read at rest.
     public static let listing = 8.0
     /// A pose of a played trace, a few seconds into it, or a setting the service makes once the device has been
     /// still for a few seconds (3 s of stillness, the still pace, the hysteresis).
@@ -36,7 +36,7 @@ public enum Tolerance {
     public static let diskFills = 20.0
     /// The driver waits for a signal the test itself gives (a file it writes once it has checked the service).
     public static let testSignal = 60.0
-    /// iio-sensor-proxy's first orientation: the proxy and its bus start, then monitor-sensor claims the part.
+    /// iio-sensor-proxy's first orientation: the proxy and its bus start, then monitor-sensor claims the sensor.
     public static let sensorProxyStart = 15.0
 
     // MARK: Processes the service and packaging tests start themselves
@@ -76,10 +76,10 @@ public enum Tolerance {
     public static let sensorProxyLatency = 1.5
     /// A turn made while the system slept, published after the wake.
     public static let wakeToPublish = 0.5
-    /// A turn made awake, published after it ended, by a part read at the still pace or one its motion event
+    /// A turn made awake, published after it ended, by a sensor read at the still pace or one its motion event
     /// wakes (the still pace's interval and the turn test's time).
     public static let turnAwake = 2.0
-    /// A turn published after it ended by a part whose hub honours the hysteresis (it delivers the turn at once).
+    /// A turn published after it ended by a sensor whose hub honours the hysteresis (it delivers the turn at once).
     public static let turnWithHysteresis = 0.5
     /// Stopping the sampling once the last client left (the pending buffer read is cancelled): half the buffer's
     /// 500 ms of silence, so that a busy machine delaying the sensor thread's exit is not mistaken for a read that

@@ -49,11 +49,13 @@ public struct PostureEstimate: Sendable {
     /// Whether the device has told anything of a fold: a base sensor, a hinge sensor or a switch.
     public var hasSource: Bool { state.posture != nil || hadBase }
 
-    /// Whether more samples of the same pose would change nothing: no base, or both panels read steadily and
-    /// their smoothed readings have caught up.
+    /// Whether more samples of the same pose would change nothing: no fold waiting out its dwell (a sample after
+    /// the dwell decides it, however still the display), and no base, or both panels read steadily and their
+    /// smoothed readings have caught up.
     public func isSettled(at t: Double) -> Bool {
-        !hadBase || (lid.steady(for: PostureLimits.settleTime, at: t) && base.steady(for: PostureLimits.settleTime, at: t)
-                     && lid.caughtUp && base.caughtUp)
+        if !folded, pastFoldedSince != nil, let h = hinge, h > PostureLimits.foldedEnter { return false }
+        return !hadBase || (lid.steady(for: PostureLimits.settleTime, at: t) && base.steady(for: PostureLimits.settleTime, at: t)
+                            && lid.caughtUp && base.caughtUp)
     }
 
     /// Takes one sample; returns the state in force after it.

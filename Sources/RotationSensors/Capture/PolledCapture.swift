@@ -170,7 +170,7 @@ struct PolledCapture {
         let name = "\(accel.id) (\(accel.name))", took = ms(min(first.took, again))
         switch (first.raised, raised) {
         case (let r?, _?):
-            Log.once(.info, "\(name): one raw read takes \(took) at \(FrequencyPlan.text(chosen)) Hz, \(ms(r.took)) at \(FrequencyPlan.text(r.hz)) Hz (the driver waits for the part to settle): polling it at \(FrequencyPlan.text(r.hz)) Hz, one axis at a time while still")
+            Log.once(.info, "\(name): one raw read takes \(took) at \(FrequencyPlan.text(chosen)) Hz, \(ms(r.took)) at \(FrequencyPlan.text(r.hz)) Hz (the driver waits for the sensor to settle): polling it at \(FrequencyPlan.text(r.hz)) Hz, one axis at a time while still")
         case (let r?, nil):
             Log.once(.info, "\(name): one raw read takes \(took), \(ms(r.took)) at \(FrequencyPlan.text(r.hz)) Hz: reading one axis at a time while still")
         default:

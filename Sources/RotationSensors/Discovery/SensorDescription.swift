@@ -121,10 +121,10 @@ public struct SensorDescription: Sendable, Hashable {
         if let event = motionEvent {
             lines.append("  motion event: \(event), "
                          + (self.capture == .buffered ? "armed while the device is still instead of reading it"
-                            : "not used: the driver registered no trigger or buffer, so the part's interrupt line is not wired up and the event cannot fire"))
+                            : "not used: the driver registered no trigger or buffer, so the sensor's interrupt line is not wired up and the event cannot fire"))
         }
         if let hysteresis {
-            lines.append("  hysteresis: \(HysteresisStill.file) set to \(hysteresis) (\(HysteresisStill.share) g) while the device is still, when the part is read through its buffer: a hub that honours it then reports only a change, and rotationd sleeps; one that ignores it is read at the still pace")
+            lines.append("  hysteresis: \(HysteresisStill.file) set to \(hysteresis) (\(HysteresisStill.share) g) while the device is still, when the sensor is read through its buffer: a hub that honours it then reports only a change, and rotationd sleeps; one that ignores it is read at the still pace")
         }
         return lines.joined(separator: "\n")
     }

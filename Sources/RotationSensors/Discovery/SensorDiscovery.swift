@@ -184,7 +184,7 @@ public enum SensorDiscovery {
         if own.contains(current) { return (current, nil) }
         if let mine = own.first(where: { !$0.contains("motion") }) ?? own.first { return (mine, nil) }
         if !current.isEmpty { return (current, nil) }
-        return (nil, "the driver registered no trigger for it (drivers register one only when the part's interrupt line is wired up), so its buffer cannot run; attach one, such as an hrtimer trigger, to \(files.path("trigger/current_trigger")) to use it")
+        return (nil, "the driver registered no trigger for it (drivers register one only when the sensor's interrupt line is wired up), so its buffer cannot run; attach one, such as an hrtimer trigger, to \(files.path("trigger/current_trigger")) to use it")
     }
 
     /// The sampling frequency attribute and its choices, wherever the driver put them; nil without one.

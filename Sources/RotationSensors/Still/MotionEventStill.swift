@@ -42,7 +42,7 @@ final class MotionEventStill: StillMode {
         // The drivers in the table register their trigger (st_lsm6dsx its buffer) only with an interrupt line,
         // and raise their motion event on the same line: without one, the enable is taken and nothing fires.
         guard accel.capture == .buffered else {
-            Log.once(.info, "\(accel.id) (\(accel.name)): not watching for motion with its \(driver.driver) event (\(files.path("events/" + driver.enable[0]))): the driver registered no trigger or buffer for it, which it does only when the part's interrupt line is wired up, and the event needs that line too; reading it at the still pace while still")
+            Log.once(.info, "\(accel.id) (\(accel.name)): not watching for motion with its \(driver.driver) event (\(files.path("events/" + driver.enable[0]))): the driver registered no trigger or buffer for it, which it does only when the sensor's interrupt line is wired up, and the event needs that line too; reading it at the still pace while still")
             return nil
         }
         // A buffer whose trigger never fired: the driver has an interrupt, but the board does not wire the pin
@@ -111,7 +111,7 @@ final class MotionEventStill: StillMode {
                 if source.woke(accel.id, resumeReadable: true) { return .moved }
             case .motion:
                 source.findings.setMotionEventsWork(sensor.findingsKey, true)
-                Log.write(.debug, "\(accel.id): the part reported motion: reading it at \(FrequencyPlan.text(sensor.rate)) Hz")
+                Log.write(.debug, "\(accel.id): the sensor reported motion: reading it at \(FrequencyPlan.text(sensor.rate)) Hz")
                 return .moved
             case .failed(let error):
                 if !IIOContext.isPresent(accel.id) { return .ended(.failed(.gone(device: accel.id))) }
@@ -197,7 +197,7 @@ final class MotionEventStill: StillMode {
             disarm()
         } else {
             source.findings.setMotionEventsWork(sensor.findingsKey, false)
-            Log.once(.warning, "\(accel.id) (\(accel.name)): the device moved and its \(armed.driver.driver) motion event (\(sensor.accelFiles.path("events/" + armed.driver.enable[0]))) did not report it: no event has arrived from it since it was armed, so the part's interrupt line is probably not wired up; reading it at the still pace while still from now on")
+            Log.once(.warning, "\(accel.id) (\(accel.name)): the device moved and its \(armed.driver.driver) motion event (\(sensor.accelFiles.path("events/" + armed.driver.enable[0]))) did not report it: no event has arrived from it since it was armed, so the sensor's interrupt line is probably not wired up; reading it at the still pace while still from now on")
             disarm()
         }
         return .moved

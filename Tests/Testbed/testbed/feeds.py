@@ -99,9 +99,9 @@ def _setting(root, device, attr, default):
 
 
 def _feed_trace(tb, set_attr, target, trace, scale, hz, seconds, burst):
-    """Plays a trace into an emulated part, in real time by the trace's own timestamps, looping.
+    """Plays a trace into an emulated sensor, in real time by the trace's own timestamps, looping.
 
-    A polled part ("attr:DEVICE") updates its raw attributes at HZ. A buffered part behaves as the hardware
+    A polled sensor ("attr:DEVICE") updates its raw attributes at HZ. A buffered sensor behaves as the hardware
     would: it samples at the frequency written to its sampling_frequency attribute (HZ when it has none) and
     hands scans over in bursts of its buffer/watermark (BURST when it has none), so a reader that lowers the
     frequency or raises the watermark is woken less often."""

@@ -72,7 +72,7 @@ def _sleep_file(root):
 
 
 class KernelLog:
-    """New lines of the kernel log (IIO_KERNEL_LOG) from an offset on: the writes and the raw reads a part hears of."""
+    """New lines of the kernel log (IIO_KERNEL_LOG) from an offset on: the writes and the raw reads a sensor hears of."""
 
     WRITE = re.compile(r'^write (\S+) (\S+) "(.*)" ok$')
     READ = re.compile(r'^read (\S+) (\S+) slept ')

@@ -1,4 +1,4 @@
-"""A part's motion event, raised into the FIFO the emulated kernel hands out as the device's event descriptor."""
+"""A sensor's motion event, raised into the FIFO the emulated kernel hands out as the device's event descriptor."""
 import os
 import struct
 import time
@@ -7,21 +7,21 @@ from .kernel import KernelLog
 
 
 class MotionEvent:
-    """A part's motion event, raised as its hardware and driver would, into the FIFO that the emulated kernel (Tests/Testbed/kernel) hands out
+    """A sensor's motion event, raised as its hardware and driver would, into the FIFO that the emulated kernel (Tests/Testbed/kernel) hands out
     as the device's event descriptor (iio-events/DEVICE under the testbed root).
 
     The spec (a device's "events" in the sidecar) says what the hardware compares and what the driver reports:
       "enable":    {AXIS: FILE}: the enable of each axis ("x", "y", "z"), or {"x|y|z": FILE} for one event channel
       "value":     the threshold's file; "unit": m/s² per unit of it, or "per-second" (m/s² per second: the change
                    between two samples times the sampling frequency)
-      "detector":  "slope": the change between two successive samples at the part's sampling frequency (bmc150's
+      "detector":  "slope": the change between two successive samples at the sensor's sampling frequency (bmc150's
                    slope, inv_mpu6050's wake-on-motion, the high-passed wake-up and transient functions);
                    "reference": the change from the reading when the event was enabled, or last fired
                    (bmi323's any-motion)
       "type":      "thresh", "mag" or "roc"; "direction": "either", "rising", or "sign" (rising or falling by the
                    change's sign)
     Files are under the device's directory. An event fires on an enabled axis whose change exceeds the threshold,
-    while the part is powered (iio-events/DEVICE.powered, when the emulated kernel (Tests/Testbed/kernel) keeps one, reads 1) and a descriptor
+    while the sensor is powered (iio-events/DEVICE.powered, when the emulated kernel (Tests/Testbed/kernel) keeps one, reads 1) and a descriptor
     is open (else the FIFO has no reader and nothing is queued, as in the kernel).
     """
 
@@ -30,10 +30,10 @@ class MotionEvent:
     MODIFIERS = {"x": 1, "y": 2, "z": 3, "x|y|z": 11}
     IIO_ACCEL = 3
 
-    def __init__(self, part, spec):
-        self.part, self.spec = part, spec
-        self.root = part.root
-        self.fifo = os.path.join(self.root, "iio-events", part.device)
+    def __init__(self, sensor, spec):
+        self.sensor, self.spec = sensor, spec
+        self.root = sensor.root
+        self.fifo = os.path.join(self.root, "iio-events", sensor.device)
         self.fd = None
         self.last_check = 0.0
         self.previous = None
@@ -44,7 +44,7 @@ class MotionEvent:
         self.zeroed = False
 
     def wake(self, lost, kernel_log, offset):
-        """The resume: the detector starts afresh (no previous sample); with LOST the part forgot the event while
+        """The resume: the detector starts afresh (no previous sample); with LOST the sensor forgot the event while
         its enable files still read 1, until one is written 0 and then 1."""
         self.previous = None
         self.was_enabled = False
@@ -54,7 +54,7 @@ class MotionEvent:
     def still_lost(self):
         files = set(self.spec["enable"].values())
         for device, attr, value in self.lost.writes():
-            if device != self.part.device or attr not in files:
+            if device != self.sensor.device or attr not in files:
                 continue
             if value.strip() == "0":
                 self.zeroed = True
@@ -65,7 +65,7 @@ class MotionEvent:
         return True
 
     def enabled_axes(self):
-        return [axis for axis, f in self.spec["enable"].items() if self.part.attr(f) == "1"]
+        return [axis for axis, f in self.spec["enable"].items() if self.sensor.attr(f) == "1"]
 
     def powered(self):
         try:
@@ -77,7 +77,7 @@ class MotionEvent:
     def threshold(self, hz):
         """The threshold in m/s² of change between two samples (or from the reference)."""
         try:
-            value = float(self.part.attr(self.spec["value"]))
+            value = float(self.sensor.attr(self.spec["value"]))
         except (TypeError, ValueError):
             return None
         unit = self.spec["unit"]
@@ -97,11 +97,11 @@ class MotionEvent:
                 self.fd = None
 
     def check(self, now, counts, hz):
-        """Samples the part at its frequency and raises an event for each enabled axis over the threshold."""
+        """Samples the sensor at its frequency and raises an event for each enabled axis over the threshold."""
         if hz <= 0 or now - self.last_check < 1.0 / hz:
             return
         self.last_check = now
-        value = [counts[i] * self.part.scale for i in range(3)]
+        value = [counts[i] * self.sensor.scale for i in range(3)]
         axes = self.enabled_axes()
         on = bool(axes) and self.powered() and not (self.lost and self.still_lost())
         if on and not self.was_enabled:

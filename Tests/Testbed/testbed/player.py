@@ -7,7 +7,7 @@ import time
 
 from . import results
 from .common import FIXTURES, STOPPING, Clock, Failure, write_atomically
-from .parts import Part
+from .emulated import EmulatedSensor
 
 # The wait verbs a "hold_until" condition may name, and the streams they look at.
 HOLD_VERBS = ("wait", "wait-err", "wait-sock", "wait-proxy")
@@ -56,7 +56,7 @@ def load_trace(path):
 
 
 def truth(times, rows, columns):
-    """The device-frame truth a part reads T s into the trace, looping. A base part reads in the frame systemd's
+    """The device-frame truth a sensor reads T s into the trace, looping. A base sensor reads in the frame systemd's
     hwdb asks of a base (the display's with the lid closed): a trace's bx, by, bz are in the frame in which opened
     flat reads as the display (../shared/traces-posture/README.md), so (bx, by, bz) is read as (bx, -by, -bz);
     without those columns the keyboard lies flat, face up: (0, 0, -g)."""
@@ -66,40 +66,40 @@ def truth(times, rows, columns):
     def take(row, names):
         return [row[columns[n]] for n in names] if all(n in columns for n in names) else None
 
-    def truth_at(t, part):
+    def truth_at(t, sensor):
         k = max(bisect.bisect_right(times, times[0] + t % span) - 1, 0)
         row = rows[k]
-        if part.spec.get("location", "display") == "base":
-            if part.sensor != "accel":
+        if sensor.spec.get("location", "display") == "base":
+            if sensor.channel != "accel":
                 return [0.0, 0.0, 0.0]
             base = take(row, ("bx", "by", "bz"))
             return [base[0], -base[1], -base[2]] if base else [0.0, 0.0, -gravity]
-        if part.sensor == "accel":
+        if sensor.channel == "accel":
             return take(row, ("x", "y", "z"))
         return take(row, ("gx", "gy", "gz")) or [0.0, 0.0, 0.0]
     return truth_at
 
 
-def make_parts(tb, set_attr, zoo):
-    """One Part per described device; an accelerometer and a gyroscope sharing one IIO device are one part that
+def make_sensors(tb, set_attr, zoo):
+    """One EmulatedSensor per described device; an accelerometer and a gyroscope sharing one IIO device are one that
     scans both (the second a companion of the first)."""
-    parts = {}
+    emulated = {}
     for device, spec in zoo.items():
         for sensor_spec in spec if isinstance(spec, list) else [spec]:
-            part = Part(tb, set_attr, device, sensor_spec)
-            part.companions = []
-            if device in parts:
-                parts[device].companions.append(part)
+            sensor = EmulatedSensor(tb, set_attr, device, sensor_spec)
+            sensor.companions = []
+            if device in emulated:
+                emulated[device].companions.append(sensor)
             else:
-                parts[device] = part
-    return list(parts.values())
+                emulated[device] = sensor
+    return list(emulated.values())
 
 
 def play(run, trace, seconds, options=None):
     """["play", TRACE, SECONDS, OPTIONS]
     In the background, play a trace (t,x,y,z[,gx,gy,gz][,bx,by,bz], device frame, a base's as in
     ../shared/traces-posture; relative to Tests/fixtures) into every
-    emulated part the fixture's sidecar (X.json beside X.umockdev) describes, as the hardware would (parts.Part).
+    emulated sensor the fixture's sidecar (X.json beside X.umockdev) describes, as the hardware would (emulated.EmulatedSensor).
     Prints "play: started at T" (T on PROGRAM's CLOCK_MONOTONIC) and writes the time the trace left its time 0 to
     the file named by PROGRAM's PLAY_STARTED_FILE. OPTIONS (optional) is {"hold_until": [WAITVERB, REGEX,
     TIMEOUT]}, WAITVERB one of wait, wait-err, wait-sock, wait-proxy: the trace then stands at its time 0 (its
@@ -118,13 +118,13 @@ def play(run, trace, seconds, options=None):
     gates = [s[2]["at"] for s in later if s[0] == "suspend" and len(s) > 2 and "at" in s[2]]
     gates += [0.0] if condition is not None else []
     truth_at = truth(*load_trace(os.path.join(FIXTURES, trace)))
-    parts = make_parts(run.tb, run.set_attr, run.zoo)
+    sensors = make_sensors(run.tb, run.set_attr, run.zoo)
     start = time.monotonic()
     clock = TraceClock(start, gates)
     results.say("play: started at %.6f" % (start - Clock.slept), "play-started", at=start - Clock.slept, trace=trace)
-    run.parts[:] = parts
-    for part in parts:
-        threading.Thread(target=part.run, args=(truth_at, clock, seconds), daemon=True).start()
+    run.emulated[:] = sensors
+    for sensor in sensors:
+        threading.Thread(target=sensor.run, args=(truth_at, clock, seconds), daemon=True).start()
     run.clock = clock
     if condition is None:
         write_atomically(run.play_started, "%.6f\n" % (start - Clock.slept))

@@ -17,7 +17,7 @@ from .program import stop  # noqa: E402
 
 
 class Run:
-    """The testbed (its devices from the umockdev files, their sidecars' parts and kernel rules), PROGRAM and its
+    """The testbed (its devices from the umockdev files, their sidecars' sensors and kernel rules), PROGRAM and its
     streams, and what the steps start beside it."""
 
     def __init__(self, devices, actions, program, user=None, extra_rules=()):
@@ -38,13 +38,13 @@ class Run:
         # The stdout and stderr streams of PROGRAM's earlier runs, when "start" ran it again.
         self.ended = []
         self.guard = self.neighbours = self.clock = self.desktop = None
-        self.parts, self.holds = [], []
+        self.emulated, self.holds = [], []
         self.index, self.step, self.late_failure = 0, None, None
         if user is not None:
             self._as_user(user)
 
     def _add_devices(self, file):
-        """Adds an umockdev file's devices, with the parts and rules of its sidecar (X.json beside X.umockdev)."""
+        """Adds an umockdev file's devices, with the sensors and rules of its sidecar (X.json beside X.umockdev)."""
         self.tb.add_from_file(os.path.join(FIXTURES, file))
         description = os.path.join(FIXTURES, os.path.splitext(file)[0] + ".json")
         if os.path.exists(description):

@@ -1,4 +1,4 @@
-"""Sleep and wake: the "suspend" step (PROGRAM frozen, the clocks held back, the parts asleep) and "asleep" (a
+"""Sleep and wake: the "suspend" step (PROGRAM frozen, the clocks held back, the sensors asleep) and "asleep" (a
 thread of PROGRAM that must not wake up)."""
 import os
 import signal
@@ -19,15 +19,15 @@ def suspend(run, seconds, options=None):
     resume FIFOs and sends SIGCONT. With "at", it first waits until T s into the trace of the last "play" step,
     and the trace goes no further than T until PROGRAM is stopped (a stop that comes late holds the trace, so
     everything after T still happens asleep; "suspend: trace held S s" says by how much). While asleep, played
-    parts deliver no scan and raise no event; their raw attributes follow the trace, so a polled part reads its
+    sensors deliver no scan and raise no event; their raw attributes follow the trace, so a polled sensor reads its
     new pose as soon as it is read after the wake ("powered": true says so and changes nothing). After the wake:
-      "events": "kept"      (the default) a part's motion event is armed as before; its detector starts afresh,
+      "events": "kept"      (the default) a sensor's motion event is armed as before; its detector starts afresh,
                             so a turn made while asleep raises no event (a slope detector compares samples)
-      "events": "lost"      a part lost its event configuration over the sleep, while the enable files still
+      "events": "lost"      a sensor lost its event configuration over the sleep, while the enable files still
                             read 1: no event is raised until one of its enable files is written 0 and then 1
-      "hid": {"silent": MS} every played part's buffer delivers nothing for MS ms after the wake; scans due
+      "hid": {"silent": MS} every played sensor's buffer delivers nothing for MS ms after the wake; scans due
                             meanwhile are dropped
-      "hid": "wedged"       every played part's buffer stays enabled and silent until buffer/enable is written
+      "hid": "wedged"       every played sensor's buffer stays enabled and silent until buffer/enable is written
                             0 (then 1 again)
     Prints "suspend: asleep at T0" once PROGRAM is stopped and "suspend: woke at T1 after S s asleep" (T1 read
     just before SIGCONT), and writes T1 to the file named by PROGRAM's SUSPEND_WOKE_FILE. With a "suspend" among
@@ -40,8 +40,8 @@ def suspend(run, seconds, options=None):
         time.sleep(max(0.0, clock.start + options["at"] - time.monotonic()))
     pids = family(run.proc.pid)
     stopped = _freeze(pids)
-    for part in run.parts:
-        part.fall_asleep()
+    for sensor in run.emulated:
+        sensor.fall_asleep()
     results.say("suspend: asleep at %.6f" % (stopped - Clock.slept), "suspend-asleep", at=stopped - Clock.slept)
     if "at" in options:
         held = clock.release()
@@ -49,8 +49,8 @@ def suspend(run, seconds, options=None):
     time.sleep(max(0.0, stopped + seconds - time.monotonic()))
     log = run.kernel_log
     log_offset = os.path.getsize(log) if os.path.exists(log) else 0
-    for part in run.parts:
-        part.wake(options.get("events", "kept"), options.get("hid"), log, log_offset)
+    for sensor in run.emulated:
+        sensor.wake(options.get("events", "kept"), options.get("hid"), log, log_offset)
     asleep_for = time.monotonic() - stopped
     Clock.slept += asleep_for
     _wake_kernel(run.root)

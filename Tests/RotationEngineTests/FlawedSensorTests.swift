@@ -4,8 +4,8 @@ import RotationProtocol
 
 /// Parts as cheap tablets carry them: a missing or wrong scale, offsets and gain errors. The engine must decide
 /// from what the readings show, never from what 1 g should read.
-@Suite("Flawed parts")
-struct FlawedPartTests {
+@Suite("Flawed sensors")
+struct FlawedSensorTests {
     /// A minute of ordinary use: turns through every rotation, a half turn, a shake, a walk, a spell flat on a
     /// table and a lift, with sensor noise and jitter.
     static func ordinaryUse(rate: Double, gyro: Bool = false) -> SyntheticTrace {
@@ -107,7 +107,7 @@ struct FlawedPartTests {
         #expect(abs(engine.learnedGravity.value / (0.1 * SyntheticTrace.g) - 1) < 0.03, "learned \(engine.learnedGravity.value)")
     }
 
-    /// An uncalibrated part: a fixed offset per axis and a gain error per axis, applied to every reading.
+    /// An uncalibrated sensor: a fixed offset per axis and a gain error per axis, applied to every reading.
     static func uncalibrated(_ samples: [Sample], offset: Vector3, gain: Vector3) -> [Sample] {
         samples.map { s in
             let a = s.acceleration
@@ -137,7 +137,7 @@ struct FlawedPartTests {
                 let samples = Self.uncalibrated(trace.samples, offset: offset, gain: gain)
                 let magnitudes = samples.map(\.acceleration.length)
                 #expect((magnitudes.min() ?? 0) < 0.8 * g || (magnitudes.max() ?? 0) > 1.2 * g,
-                        "the part must read far from g in some pose for this test to mean anything")
+                        "the sensor must read far from g in some pose for this test to mean anything")
                 #expect(replay(samples).rotations == expected, "offset \(offset), gain \(gain), gyroscope \(gyro)")
             }
         }
@@ -145,7 +145,7 @@ struct FlawedPartTests {
 
     /// A reclined device (screen 60° from vertical) turned from left edge up to upside down, read as the service
     /// reads it: one sample every 0.4 s while still (the sampling policy's slow pace) until one finds the turn
-    /// under way, then every sample. The part's x axis reads a quarter g too much and its y axis
+    /// under way, then every sample. The sensor's x axis reads a quarter g too much and its y axis
     /// 0.1 g too little at 92 % gain: upside down reads 145°, inside the hysteresis band of left edge up.
     static func reclinedQuarterTurn(gyro: Bool) -> [Sample] {
         var trace = SyntheticTrace(rate: 50, angle: 90, elevation: 60, noise: 0.1, withGyro: gyro, seed: 13)
@@ -157,7 +157,7 @@ struct FlawedPartTests {
         return uncalibrated(read, offset: Vector3(0.25 * g, -0.1 * g, 0), gain: Vector3(1, 0.92, 1))
     }
 
-    @Test("a quarter turn that an uncalibrated part reads as 55° is published once the gyroscope measured it, though the turn began between two slow reads; the accelerometer alone cannot tell it from a diagonal")
+    @Test("a quarter turn that an uncalibrated sensor reads as 55° is published once the gyroscope measured it, though the turn began between two slow reads; the accelerometer alone cannot tell it from a diagonal")
     func gyroscopeCarriesShortReadTurn() {
         let last = Self.reclinedQuarterTurn(gyro: true).last!.acceleration
         let read = (Angles.atan2Degrees(last.x, -last.y) + 360).truncatingRemainder(dividingBy: 360)
@@ -169,7 +169,7 @@ struct FlawedPartTests {
         if let t = fused.last?.time { #expect(t < 2.15, "published \(t - 1.85) s after the turn ended") }
     }
 
-    @Test("a turn of 45° to a diagonal that an uncalibrated part reads past it keeps the rotation, also sampled at the still pace")
+    @Test("a turn of 45° to a diagonal that an uncalibrated sensor reads past it keeps the rotation, also sampled at the still pace")
     func diagonalNotCarried() {
         for thinned in [false, true] {
             var trace = SyntheticTrace(rate: 50, angle: 0, elevation: 40, noise: 0.1, withGyro: true, seed: 17)
@@ -190,7 +190,7 @@ struct FlawedPartTests {
         }
     }
 
-    @Test("an uncalibrated part lying face down on a table keeps its rotation while it is turned there, though the gyroscope measures the turn and the offsets read it 20° from flat, in or across the next quadrant", arguments: [
+    @Test("an uncalibrated sensor lying face down on a table keeps its rotation while it is turned there, though the gyroscope measures the turn and the offsets read it 20° from flat, in or across the next quadrant", arguments: [
         // Laid down from upside down, read 40° from the next quadrant, turned a quarter.
         (180.0, Vector3(-0.2, 0.25, 0.14), 90.0),
         // Laid down from upright, read 10° into the next quadrant (35° from where it was), turned 135°.

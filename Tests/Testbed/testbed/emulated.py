@@ -1,4 +1,4 @@
-"""The emulated parts: an IIO device playing the truth of a trace as its driver and hardware would (Part)."""
+"""The emulated sensors: an IIO device playing the truth of a trace as its driver and hardware would (EmulatedSensor)."""
 import os
 import re
 import time
@@ -8,7 +8,7 @@ from .kernel import KernelLog
 from .motion import MotionEvent
 
 
-class Part:
+class EmulatedSensor:
     """One emulated IIO device playing the truth of a trace, as its driver and hardware would.
 
     The sidecar gives what the hardware is, not what the driver says: "sensor" (accel or anglvel), the true
@@ -16,7 +16,7 @@ class Part:
     "location" (display, or base: a keyboard half lying flat), "bits" (the range of a raw count) and "rate"
     (Hz, when the driver has no sampling frequency attribute).
 
-    Raw attributes follow the trace all the time, as a raw read would. While buffer/enable is 1 the part
+    Raw attributes follow the trace all the time, as a raw read would. While buffer/enable is 1 the sensor
     samples at its sampling frequency (none while that reads 0), packs the enabled scan elements as the
     kernel lays them out (scan_elements/*_index, *_type; each element at an offset aligned to its storage
     size, the timestamp a CLOCK_REALTIME ns count) and hands them over a watermark's worth at a time, as a
@@ -29,18 +29,18 @@ class Part:
     "raw-reads": "reported" is a sensor of a HID sensor hub: the hub answers a raw read with an input report, and the
     driver pushes every input report into the buffer while it is enabled, the answer included (hid-sensor-hub.c's
     sensor_hub_raw_event hands each one to the driver's capture_sample and send_event): a scan of the reading for
-    each raw read of one of the part's channels, whatever the hysteresis. Only a raw read that sleeps is logged,
-    so the part needs a raw-delay rule.
+    each raw read of one of the sensor's channels, whatever the hysteresis. Only a raw read that sleeps is logged,
+    so the sensor needs a raw-delay rule.
 
-    "interrupt": false is a part whose interrupt line does not reach the host: neither its buffer nor its
+    "interrupt": false is a sensor whose interrupt line does not reach the host: neither its buffer nor its
     events ever deliver anything. "events" describes its motion event (MotionEvent); "events-raised": false is a
-    part that takes the event's enable and never raises it, though its buffer streams.
+    sensor that takes the event's enable and never raises it, though its buffer streams.
     """
 
     def __init__(self, tb, set_attr, device, spec):
         self.tb, self.set_attr, self.device, self.spec = tb, set_attr, device, spec
         self.root = tb.get_root_dir()
-        self.sensor = spec["sensor"]
+        self.channel = spec["sensor"]
         m = spec.get("matrix", [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
         self.inverse = invert3(m)
         self.scale = spec["scale"]
@@ -65,20 +65,20 @@ class Part:
             self.raw_reads = KernelLog(log, os.path.getsize(log) if os.path.exists(log) else 0)
 
     def fall_asleep(self):
-        for part in [self] + self.companions:
-            part.asleep = True
+        for sensor in [self] + self.companions:
+            sensor.asleep = True
 
     def wake(self, events, hid, kernel_log, offset):
-        """The resume: what the part and its driver come back with (see sleep.suspend)."""
-        for part in [self] + self.companions:
-            if part.events:
-                part.events.wake(events == "lost", kernel_log, offset)
+        """The resume: what the sensor and its driver come back with (see sleep.suspend)."""
+        for sensor in [self] + self.companions:
+            if sensor.events:
+                sensor.events.wake(events == "lost", kernel_log, offset)
             if isinstance(hid, dict):
-                part.quiet_until = time.monotonic() + hid["silent"] / 1000.0
+                sensor.quiet_until = time.monotonic() + hid["silent"] / 1000.0
             elif hid == "wedged":
-                part.wedged = True
-                part.log = KernelLog(kernel_log, offset)
-            part.asleep = False
+                sensor.wedged = True
+                sensor.log = KernelLog(kernel_log, offset)
+            sensor.asleep = False
 
     def silent(self, now):
         """Whether the buffer hands nothing over now (asleep, or after the wake)."""
@@ -95,7 +95,7 @@ class Part:
         change from the last scan it reported larger than the hysteresis (in g) on some axis."""
         if self.spec.get("hysteresis") != "honoured":
             return True
-        band = self.number("in_%s_hysteresis" % self.sensor, 0.0)
+        band = self.number("in_%s_hysteresis" % self.channel, 0.0)
         last = self.reported
         if band > 0 and last is not None and self.attr("buffer/enable") == "1" \
                 and all(abs(a - b) * self.scale / 9.80665 <= band for a, b in zip(counts, last)):
@@ -104,10 +104,10 @@ class Part:
         return True
 
     def answered(self):
-        """How many raw reads of the part's channels the hub answered since the last call ("raw-reads")."""
+        """How many raw reads of the sensor's channels the hub answered since the last call ("raw-reads")."""
         if self.raw_reads is None:
             return 0
-        prefix = "in_%s_" % self.sensor
+        prefix = "in_%s_" % self.channel
         return sum(1 for device, attr in self.raw_reads.reads() if device == self.device and attr.startswith(prefix))
 
     def attr(self, name):
@@ -124,7 +124,7 @@ class Part:
             return default
 
     def frequency(self):
-        for name in ("sampling_frequency", "in_%s_sampling_frequency" % self.sensor):
+        for name in ("sampling_frequency", "in_%s_sampling_frequency" % self.channel):
             value = self.attr(name)
             if value is not None:
                 try:
@@ -134,7 +134,7 @@ class Part:
         return float(self.spec.get("rate", 50))
 
     def counts(self, truth):
-        """The raw counts the part reads for a device-frame value."""
+        """The raw counts the sensor reads for a device-frame value."""
         v = [sum(self.inverse[i][k] * truth[k] for k in range(3)) for i in range(3)]
         out = []
         for i in range(3):
@@ -188,11 +188,11 @@ class Part:
         nxt = time.monotonic()
         while clock.elapsed(time.monotonic()) < seconds and not STOPPING.is_set():
             now = time.monotonic()
-            raws = [(part.sensor, part.counts(truth_at(clock.elapsed(now), part))) for part in [self] + self.companions]
+            raws = [(s.channel, s.counts(truth_at(clock.elapsed(now), s))) for s in [self] + self.companions]
             if now - last_raw >= 0.02:
-                for sensor, raw in raws:
+                for channel, raw in raws:
                     for i, axis in enumerate(axes):
-                        self.set_attr(self.device, "in_%s_%s_raw" % (sensor, axis), raw[i])
+                        self.set_attr(self.device, "in_%s_%s_raw" % (channel, axis), raw[i])
                 last_raw = now
             hz = self.frequency()
             if self.events and not self.asleep:
@@ -205,7 +205,7 @@ class Part:
                     self.fd = self.tb.get_dev_fd("/dev/" + self.device)
                 if cached is None:
                     cached = self.layout()
-                values = {"%s_%s" % (sensor, axis): raw[i] for sensor, raw in raws for i, axis in enumerate(axes)}
+                values = {"%s_%s" % (channel, axis): raw[i] for channel, raw in raws for i, axis in enumerate(axes)}
                 if self.silent(now):
                     # Asleep, or a buffer silent after the wake: the scans due now never come.
                     pending, count = b"", 0
