@@ -84,6 +84,8 @@ fi
 ) &
 
 status=0
+# The sizes the sources keep to (a file within 400 lines, a function within 60): scripts/check-sizes.py.
+phase "checks: file and function sizes" python3 scripts/check-sizes.py || status=1
 # .build/debug, not `swift build --show-bin-path`: SwiftPM holds the build directory's lock while the release
 # build runs in it.
 phase "tests: sensors and service" ./scripts/test-groups.sh .build/debug sensors service || status=1
