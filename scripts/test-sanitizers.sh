@@ -1,7 +1,11 @@
 #!/bin/sh
-# Runs the test suite under ThreadSanitizer, then under AddressSanitizer: the test bundle and every program
-# the tests start (rotationd, rotwatch, the fuzz replayers), all built with the sanitizer in a build path of
-# their own, .build/sanitize-thread and .build/sanitize-address.
+# Runs the test suite under ThreadSanitizer, then under AddressSanitizer: every program the tests start
+# (rotationd, rotwatch, the fuzz replayers) built with the sanitizer in a build path of its own,
+# .build/sanitize-thread and .build/sanitize-address. Under ThreadSanitizer the test bundle is built with it
+# too, so the races of the service's code run inside the tests' own process are seen; under AddressSanitizer
+# the tests run from the ordinary debug bundle (.build/debug, built first with swift build --build-tests),
+# not instrumented, and the programs they start, where the C libraries and the system calls are, are. That
+# spares the instrumented build of the tests, most of a CI run's slowest build.
 #   scripts/test-sanitizers.sh [thread|address ...]         build, then test; default: thread address
 #   scripts/test-sanitizers.sh build [thread|address ...]   only build (scripts/test.sh builds ahead this way)
 # The tests run in groups side by side (scripts/test-groups.sh): the sensor and service groups. The
@@ -24,12 +28,14 @@ flags() {
     echo "--build-path .build/sanitize-$1 --sanitize=$1"
     [ "$1" = thread ] && echo "-Xswiftc -DSANITIZE_THREAD"
 }
+# The build's own test bundle under ThreadSanitizer; the programs alone under AddressSanitizer.
+tests_built() { [ "$1" = thread ] && echo "--build-tests"; }
 status=0
 for sanitizer in ${*:-thread address}; do
     f=$(flags "$sanitizer")
     start=$(date +%s)
     # shellcheck disable=SC2086
-    $SWIFT build $f --build-tests || { status=1; continue; }
+    $SWIFT build $f $(tests_built "$sanitizer") || { status=1; continue; }
     built=$(date +%s)
     [ $build_only = 1 ] && { echo "test-sanitizers: $sanitizer: build $((built - start)) s"; continue; }
     build=.build/sanitize-$sanitizer
@@ -45,7 +51,12 @@ for sanitizer in ${*:-thread address}; do
     export SWIFT_BACKTRACE=enable=no
     export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:log_path=$reports/report"
     export ASAN_OPTIONS="halt_on_error=1:exitcode=66:detect_leaks=0:log_path=$reports/report"
-    ./scripts/test-groups.sh "$ROTATIOND_BIN_DIR" sensors service || status=1
+    bundle=$ROTATIOND_BIN_DIR
+    if [ -z "$(tests_built "$sanitizer")" ]; then
+        bundle=.build/debug
+        $SWIFT build --build-tests || { status=1; continue; }
+    fi
+    ./scripts/test-groups.sh "$bundle" sensors service || status=1
     done_at=$(date +%s)
     unset TSAN_OPTIONS ASAN_OPTIONS ROTATIOND_BIN_DIR
     if [ -n "$(ls "$reports")" ]; then

@@ -97,7 +97,7 @@ extension Decision {
     /// gyroscope, and a device merely held near the diagonal turned less than 60°.
     ///
     /// Shown by the offset copy `offset-2/rotations-10hz-1` and the engine test "a quarter turn that an
-    /// uncalibrated part reads as 55°…".
+    /// uncalibrated sensor reads as 55°…".
     func gyroscopeCarriesQuarterTurn(_ m: Moment, proposal: Rotation, turned: Double) -> Rotation? {
         guard switches.isOn(.gyroscopeCarriesQuarterTurn), m.fused, proposal == m.current, let current = m.current,
               abs(turned) >= Self.turnCarries else { return nil }
@@ -282,7 +282,7 @@ extension Decision {
     /// and turning it on the table, which the gyroscope measures, leaves that direction where it was (or moves
     /// it a little as the device is laid down).
     ///
-    /// Shown by the engine test "an uncalibrated part lying face down on a table keeps its rotation…" (turned
+    /// Shown by the engine test "an uncalibrated sensor lying face down on a table keeps its rotation…" (turned
     /// 135°).
     func turnSeenByAccelerometer(_ m: Moment, gyro: FusedEstimate) -> Bool {
         guard switches.isOn(.turnSeenByAccelerometer), let before = gyro.accelAtChange else { return true }
