@@ -48,6 +48,8 @@ CLANG=$(command -v clang || echo /opt/swift/usr/bin/clang)
 OUT=$root_dir/build/test-c
 # Socket paths must stay under 108 bytes: a short scratch directory.
 work=$(mktemp -d /tmp/rtc-XXXXXX)
+# The services these tests start keep their camera memory here, never in the machine's /var/lib/rotationd.
+export STATE_DIRECTORY="$work/state"
 pids=""
 cleanup() {
     for p in $pids; do kill "$p" 2>/dev/null; done

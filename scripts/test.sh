@@ -84,6 +84,8 @@ fi
 ) &
 
 status=0
+# No test may leave state in the machine's own state directory: each run of rotationd gets one of its own.
+[ -e /var/lib/rotationd ] && state_before=1 || state_before=0
 # The sizes the sources keep to (a file within 400 lines, a function within 60): scripts/check-sizes.py.
 phase "checks: file and function sizes" python3 scripts/check-sizes.py || status=1
 # .build/debug, not `swift build --show-bin-path`: SwiftPM holds the build directory's lock while the release
@@ -108,6 +110,11 @@ for sanitizer in thread address; do
     fi
 done
 wait
+if [ $state_before = 0 ] && [ -e /var/lib/rotationd ]; then
+    echo "tests: a test left /var/lib/rotationd behind; a rotationd it started had no STATE_DIRECTORY of its own:" \
+        "$(ls -l /var/lib/rotationd)" | tee -a "$ROTATIOND_FAILURES"
+    status=1
+fi
 for name in "build: release, and the package" "build: ThreadSanitizer" "build: AddressSanitizer"; do
     echo "==== $name: last lines of its log"
     tail -n 3 "$work/$name.log"

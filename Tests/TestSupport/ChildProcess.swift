@@ -14,7 +14,10 @@ import Glibc
 /// returns how it ended and what it printed (`Ended`).
 ///
 /// It gets the test's environment without the variables that would point it at a service, a supervisor or a
-/// journal the test itself runs under (`removedVariables`), and with `environment` added.
+/// journal the test itself runs under (`removedVariables`), and with `environment` added. A rotationd it starts
+/// keeps its camera memory in the child's scratch directory (`STATE_DIRECTORY`) unless `environment` names
+/// another: never in the machine's `/var/lib/rotationd`, which a test run as root would leave behind, owned by
+/// root, for the packaged service's user to trip over.
 public final class ChildProcess {
     /// The variables of the test's environment a child does not inherit.
     public static let removedVariables = ["ROTATIOND_SOCKET", "NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "NO_COLOR", "JOURNAL_STREAM"]
@@ -39,14 +42,15 @@ public final class ChildProcess {
         let onPath = !executable.contains("/")
         process.executableURL = URL(fileURLWithPath: onPath ? "/usr/bin/env" : executable)
         process.arguments = onPath ? [executable] + arguments : arguments
-        var env = ProcessInfo.processInfo.environment
-        for name in Self.removedVariables { env.removeValue(forKey: name) }
-        env.merge(environment) { $1 }
-        process.environment = reports.environment(env)
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         name = "\(URL(fileURLWithPath: executable).lastPathComponent) (\(tag))"
         ownDirectory = dir == nil ? try ScratchDirectory() : nil
         let outputs = (dir ?? ownDirectory)!.url
+        var env = ProcessInfo.processInfo.environment
+        for name in Self.removedVariables { env.removeValue(forKey: name) }
+        env["STATE_DIRECTORY"] = outputs.appendingPathComponent("\(tag).state").path
+        env.merge(environment) { $1 }
+        process.environment = reports.environment(env)
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         stdoutURL = outputs.appendingPathComponent("\(tag).out")
         stderrURL = outputs.appendingPathComponent("\(tag).err")
         _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
