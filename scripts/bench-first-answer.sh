@@ -2,7 +2,7 @@
 # How long a subscriber waits for its first rotation, on each emulated driver of Tests/fixtures/zoo: rotationd
 # --serve is started (it samples nothing until a client connects), a client connects at once, as the socket
 # unit's first client does, and the time from its hello line to the first state with a rotation is taken (both
-# lines' arrival on CLOCK_MONOTONIC). The part holds the upright pose of zoo/four-poses.csv throughout.
+# lines' arrival on CLOCK_MONOTONIC). The sensor holds the upright pose of zoo/four-poses.csv throughout.
 #
 #   scripts/bench-first-answer.sh [RUNS]     (default 3 runs per driver; FIXTURES overrides the list)
 #
@@ -23,7 +23,7 @@ inv_mpu6050 bmi323 st_lsm6dsx st_lsm6dsx-noirq mma8452"
 
 echo "first rotation after connecting, $(date -u +%Y-%m-%d), $(uname -m), $(nproc) cores, $RUNS runs per driver"
 echo "binary: rotationd $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $BIN_DIR/rotationd --serve --socket SOCK"
-echo "from the hello line's arrival to the first state with a rotation; the part held upright; mode and inputs as logged"
+echo "from the hello line's arrival to the first state with a rotation; the sensor held upright; mode and inputs as logged"
 echo
 for fixture in ${FIXTURES:-$ALL}; do
     times=""

@@ -32,7 +32,7 @@ echo "binary: rotationd $(git rev-parse --short HEAD 2>/dev/null || echo '?'), r
 echo "wake-ups: voluntary + involuntary context switches of all of rotationd's threads; CPU from /proc/PID/task/*/schedstat"
 echo "threads: rotationd-iio is the sensor thread; rotationd is the socket service's event loop"
 echo "the figures include the cost of umockdev's LD_PRELOAD redirection of every sysfs and /dev access"
-echo "the emulated parts produce 50 samples/s; a buffered one samples at the sampling_frequency written to it"
+echo "the emulated sensors produce 50 samples/s; a buffered one samples at the sampling_frequency written to it"
 echo "  (10 to 200 Hz offered) and hands over a watermark's worth of scans at a time, as a hardware FIFO does"
 echo
 

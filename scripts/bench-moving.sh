@@ -3,7 +3,7 @@
 # turned on and on about the screen's axis (45° a second, upright through each edge, as in a hand that keeps
 # turning it) so that rotationd reads it at its full rate throughout, and wake-ups per second over all of
 # rotationd's threads (context switches) and CPU are counted over SECONDS from 3 s after the subscriber got its
-# first rotation. Compares two builds when given two binaries: a part read through its buffer wakes about ten
+# first rotation. Compares two builds when given two binaries: a sensor read through its buffer wakes about ten
 # times a second (batches); a polled one once a sample.
 #
 #   scripts/bench-moving.sh [SECONDS] [ROTATIOND ...]     (default 10 s, the release binary; FIXTURES="a b" to

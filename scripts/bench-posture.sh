@@ -1,7 +1,7 @@
 #!/bin/sh
 # Scores rotationd's posture, hinge, rotation and camera directions on the labelled convertible traces
 # (../shared/traces-posture) with the shared scorer, then on flawed copies of them (scripts/flawed-copies.py
-# KIND posture: offsets, gains and noise on both parts) for SEEDS seeds. Also saved to Docs/bench-posture.txt,
+# KIND posture: offsets, gains and noise on both sensors) for SEEDS seeds. Also saved to Docs/bench-posture.txt,
 # only when every run succeeded.
 #   BIN     the rotationd to score (default .build/debug/rotationd, built first)
 #   TRACES  the labelled traces (default ../shared/traces-posture)
@@ -24,7 +24,7 @@ trap 'rm -rf "$TMP"' EXIT
     python3 "$SCORE" "$BIN" --traces "$TRACES" | tail -n 1
     for seed in $SEEDS; do
         python3 scripts/flawed-copies.py "$TRACES" "$TMP/$seed" posture "$seed" 2>/dev/null
-        printf 'flawed parts, seed %s: ' "$seed"
+        printf 'flawed sensors, seed %s: ' "$seed"
         python3 "$SCORE" "$BIN" --traces "$TMP/$seed" | tail -n 1
     done
 } >"$TMP/out"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Replays every shared trace through rotationd (accelerometer only, then fused with the gyroscope), scores
 # both with the shared scorer, and prints them beside the peers' published rules: first the well-calibrated
-# parts of ../shared/traces, then the flawed parts of ../shared/traces-sensors (wrong or missing scale,
+# sensors of ../shared/traces, then the flawed sensors of ../shared/traces-sensors (wrong or missing scale,
 # offsets, 6-bit, clipping). Also saved to Docs/bench-quality.txt, only when every replay and every scoring
 # run succeeded.
 #   SCRATCH  build directory (default .build)
@@ -62,15 +62,15 @@ for label, f in rows:
     kinds = " ".join(f"{k}:{v['spurious']}/{v['missed']}" for k, v in sorted(s["by_kind"].items()))
     print(f"  {label:<24}{kinds}")
 print()
-# For flawed parts, the same counts by flaw, one column per filter.
+# For flawed sensors, the same counts by flaw, one column per filter.
 groups = [("no or wrong scale", ("noscale", "smallscale")), ("uncalibrated (offset, gain)", ("offset",)),
-          ("6-bit part, clipping part", ("coarse", "clipped"))]
+          ("6-bit sensor, clipping sensor", ("coarse", "clipped"))]
 data = {f: json.load(open(os.path.join(tmp, f + ".json")))["by_kind"] for _, f in rows}
 present = [(name, kinds) for name, kinds in groups if any(k in data["rotationd-accel"] for k in kinds)]
 if present:
     cols = [("rotationd accel", "rotationd-accel"), ("rotationd fused", "rotationd-fused"), ("iio-sensor-proxy", "peer-isp-poll"),
             ("rot8", "peer-rot8"), ("android", "peer-android"), ("chromeos", "peer-chromeos")]
-    print("missed / spurious by flaw of the part:")
+    print("missed / spurious by flaw of the sensor:")
     print(f"  {'flaw':<28}" + "".join(f"{c:>18}" for c, _ in cols))
     for name, kinds in present:
         cells = []

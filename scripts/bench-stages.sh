@@ -5,16 +5,16 @@
 #   scripts/bench-stages.sh [LOOPS]      (default 2: eight quarter turns per driver; FIXTURES= picks drivers)
 #
 # Tests/fixtures/zoo/four-poses.csv is played LOOPS times (quarter turns of 0.6 s, each pose held 3 s, so every
-# turn starts while rotationd reads the part at its still pace). rotationd runs with --verbose, which logs, for
+# turn starts while rotationd reads the sensor at its still pace). rotationd runs with --verbose, which logs, for
 # each change, when the sample that decided it passed each stage (DeliveryTiming, the socket server's write);
 # the subscriber stamps the line's arrival. For each turn:
 #
 #   settle   end of the move -> the deciding sample was measured (its buffer timestamp, or when its raw read was
 #            due): the engine's own wait for the device to come to rest, the sampling interval, and the
-#            emulated part's lag between the trace and what a read or a scan returns
-#   batch    measured -> readable: the sample waits for the last scan of its batch (buffered parts only)
-#   wake     readable -> the sensor thread woke: poll()'s or the timer's lateness (for a buffered part, beyond the
-#            smallest delay seen between a scan's timestamp and its read, which maps the part's clock)
+#            emulated sensor's lag between the trace and what a read or a scan returns
+#   batch    measured -> readable: the sample waits for the last scan of its batch (buffered sensors only)
+#   wake     readable -> the sensor thread woke: poll()'s or the timer's lateness (for a buffered sensor, beyond the
+#            smallest delay seen between a scan's timestamp and its read, which maps the sensor's clock)
 #   read     woke -> the read returned: the buffer's read, or the raw attributes (the driver's time)
 #   decode   read -> handed to the engine (a buffered sample may wait here for the gyroscope's covering batch)
 #   engine   handed over -> decided and published to the outputs

@@ -1,7 +1,7 @@
 #!/bin/sh
 # What a still device costs with one subscriber, and how fast the turn after the still spell comes, on every
 # emulated driver of Tests/fixtures/zoo (with the kernel's write rules and its event interface, Tests/Testbed/kernel),
-# with the part's events as its kernel exposes them ("events") and with its events/ directory taken away
+# with the sensor's events as its kernel exposes them ("events") and with its events/ directory taken away
 # ("no events": today's still pace, a kernel without them):
 #
 #   still:  the upright pose of Tests/fixtures/zoo/four-poses.csv held for 28 s; rotationd --serve with one

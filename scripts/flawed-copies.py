@@ -8,17 +8,17 @@ KIND is one of:
                 error of up to 8 % on each axis (uniformly drawn from NAME, KIND and SEED)
     gyroF       the gyroscope columns multiplied by F (gyro1000, gyro0.001); traces without them are skipped
     posture     a convertible's two accelerometers (t,x,y,z,bx,by,bz...), each with its own small flaws: per
-                trace and part, offsets of up to 0.4 m/s² and gain errors of up to 5 % on each axis, and noise
+                trace and sensor, offsets of up to 0.4 m/s² and gain errors of up to 5 % on each axis, and noise
                 of 0.15 m/s² on every reading; traces without base columns are skipped
     gyrogap     the gyroscope columns left empty for 0.27 s every 3 s (a reading missing just longer than the
                 engine's gyroTimeout, as a separate gyroscope's batch that comes late); traces without them are
                 skipped
-    relativeF   a part whose flaws are in proportion to whatever it reads for 1 g: the accelerometer columns
+    relativeF   a sensor whose flaws are in proportion to whatever it reads for 1 g: the accelerometer columns
                 multiplied by F (relative0.1 for a scale ten times too small, relative1 to keep it), then per
                 trace a gain error of up to 5 % and an offset of up to a tenth of the copy's own 1 g on each
                 axis, and noise of 0.2, 0.5 or 1 % of it on every reading
 
-The labels are copied unchanged: the motion is the same, only the part reads it differently.
+The labels are copied unchanged: the motion is the same, only the sensor reads it differently.
 """
 import glob
 import os

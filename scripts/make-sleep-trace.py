@@ -7,7 +7,7 @@ gyroscope, in the device frame of Tests/fixtures/zoo/four-poses.csv (screen lean
 
 Upright (rotation 0) from 0 s to 6.5 s, turned clockwise by DEGREES (90 or 180) from 6.5 s over 0.65 s per
 quarter, then held until 15 s. A test falls asleep at 6 s for 3 s, so the turn is made, and over, while asleep.
-The part has 0.03 m/s^2 of noise per axis and a small bias. Deterministic (fixed seed). Standard library only.
+The sensor has 0.03 m/s^2 of noise per axis and a small bias. Deterministic (fixed seed). Standard library only.
 """
 import math, random, sys
 

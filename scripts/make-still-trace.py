@@ -4,7 +4,7 @@ quarter clockwise at 20 s and back at 40 s, at 50 Hz, accelerometer only, with i
 
     make-still-trace.py OUT.csv        (also writes OUT.labels.json)
 
-The stand leans the screen back 20 degrees; the part has 0.03 m/s^2 of noise per axis and a small bias.
+The stand leans the screen back 20 degrees; the sensor has 0.03 m/s^2 of noise per axis and a small bias.
 Deterministic (fixed seed). Standard library only. The frame is ../shared/traces/README.md's.
 """
 import json, math, random, sys

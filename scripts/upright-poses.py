@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the upright pose of Tests/fixtures/zoo/four-poses.csv (its rows before the first turn, 2.9 s) to OUT,
-for the benches that hold the part still: scripts/upright-poses.py FOUR_POSES OUT"""
+for the benches that hold the sensor still: scripts/upright-poses.py FOUR_POSES OUT"""
 import sys
 
 lines = open(sys.argv[1]).read().splitlines()

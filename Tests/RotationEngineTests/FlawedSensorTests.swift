@@ -2,7 +2,7 @@ import Testing
 @testable import RotationEngine
 import RotationProtocol
 
-/// Parts as cheap tablets carry them: a missing or wrong scale, offsets and gain errors. The engine must decide
+/// Sensors as cheap tablets carry them: a missing or wrong scale, offsets and gain errors. The engine must decide
 /// from what the readings show, never from what 1 g should read.
 @Suite("Flawed sensors")
 struct FlawedSensorTests {

@@ -274,7 +274,7 @@ struct PostureTests {
     }
 
     @Test("a sensor whose length differs from pose to pose (offsets) still has its fold read")
-    func flawedPartFollowed() throws {
+    func flawedSensorFollowed() throws {
         var trace = FoldTrace(hinge: 2)
         trace.hold(2)
         trace.move(to: 115, over: 1.2)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Parts whose scale attribute is missing or wrong, under umockdev: the rotation must follow them as it follows
+/// Sensors whose scale attribute is missing or wrong, under umockdev: the rotation must follow them as it follows
 /// a correct sensor, and rotationd must say which attribute is wrong and by how much.
 @Suite("Wrong scales under umockdev", .serialized)
 struct WrongScaleTests {

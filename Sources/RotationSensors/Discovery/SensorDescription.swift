@@ -22,7 +22,7 @@ public struct SensorDescription: Sendable, Hashable {
         }
     }
 
-    /// Which part of a convertible the sensor sits in.
+    /// Which panel of a convertible (the lid, with the display, or the base) the sensor sits in.
     public enum Location: String, Sendable, Hashable {
         /// The display (lid): the sensor whose reading rotates the screen.
         case display
