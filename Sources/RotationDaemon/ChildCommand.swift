@@ -2,7 +2,11 @@ import Glibc
 import RotationSystem
 
 /// A command run to its end, found on PATH, with standard input from /dev/null and its standard output and error
-/// collected: for `systemd-hwdb` and `udevadm`.
+/// collected: for `systemd-hwdb`, `udevadm` and `tar`.
+///
+/// The command gets the signals a program started from a shell has: none blocked (a serving or recording rotationd
+/// blocks its stop signals on every thread), and SIGPIPE, SIGINT, SIGTERM and SIGHUP at their defaults (rotationd
+/// ignores SIGPIPE, and an ignored signal stays ignored across exec).
 struct ChildCommand {
     /// The command and its arguments.
     let argv: [String]
@@ -22,10 +26,21 @@ struct ChildCommand {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGPIPE, SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, argv[0], &actions, nil, cArgs, environ)
+        let rc = posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, environ)
         close(fds[1])
         defer { close(fds[0]) }
         guard rc == 0 else { return (127, Errno(rawValue: rc).description) }
