@@ -49,11 +49,12 @@ struct ChangeMark: Sendable {
                     "\($0.rule.rawValue): \(RuleGlossary.phrase($0.rule)) (\(RuleGlossary.phrase($0.source)))"
                 } ?? "rule not recorded"))
             }
-            // The first state names the inputs it was decided with; only a later change of them is a decision.
+            // The first state names the inputs it was decided with; only a later change of them is a decision, and
+            // the engine records its rule.
             if s.inputs != before.inputs, index > 0 {
                 parts.append(.inputs)
-                labels.append(DecisionRule.inputsHold.name)
-                lines.append("inputs \(s.inputs.rawValue): \(DecisionRule.inputsHold.name): \(RuleGlossary.phrase(.inputsHold))")
+                labels.append(r.inputs?.name ?? "inputs")
+                lines.append("inputs \(s.inputs.rawValue): " + (r.inputs.map { "\($0.name): \(RuleGlossary.phrase($0))" } ?? "rule not recorded"))
             }
             guard !parts.isEmpty else { continue }
             marks.append(ChangeMark(number: marks.count + 1, time: change.time, parts: parts, label: labels[0], lines: lines))

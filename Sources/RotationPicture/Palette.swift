@@ -19,8 +19,10 @@ enum Palette {
     static let grid = "#DDDDDD"
     /// Decision markers.
     static let marker = "#444444"
-    /// A flat spell's band.
-    static let flat = "#BBBBBB"
+    /// A flat spell's band, drawn at `flatOpacity` behind the plots, the lanes and its legend's hatching.
+    static let flat = "#000000"
+    /// The opacity of a flat spell's band.
+    static let flatOpacity = 0.07
 
     /// The fill of a rotation's segment in the rotation lane; white before the first decision.
     static func fill(_ rotation: Rotation?) -> String {

@@ -52,10 +52,9 @@ struct SVGDocument {
         body += "<\(name)\(Self.attributes(attributes))/>\n"
     }
 
-    /// An element holding `text`, and a tooltip (an SVG `title`) when `tooltip` is given.
-    mutating func element(_ name: String, _ attributes: KeyValuePairs<String, Value>, text: String, tooltip: String? = nil) {
-        let tip = tooltip.map { "<title>\(Self.escaped($0))</title>" } ?? ""
-        body += "<\(name)\(Self.attributes(attributes))>\(tip)\(Self.escaped(text))</\(name)>\n"
+    /// An element holding `text`.
+    mutating func element(_ name: String, _ attributes: KeyValuePairs<String, Value>, text: String) {
+        body += "<\(name)\(Self.attributes(attributes))>\(Self.escaped(text))</\(name)>\n"
     }
 
     /// Opens a group; `close()` ends it.
@@ -68,9 +67,6 @@ struct SVGDocument {
 
     /// A tooltip for the group open: the text a viewer shows on hovering over it.
     mutating func tooltip(_ text: String) { body += "<title>\(Self.escaped(text))</title>\n" }
-
-    /// Raw markup, already valid (a `defs` block).
-    mutating func raw(_ markup: String) { body += markup }
 
     /// Text at (`x`, `y`).
     mutating func text(_ text: String, x: Double, y: Double, anchor: String = "start", size: Double = 12,

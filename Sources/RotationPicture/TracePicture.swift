@@ -96,8 +96,8 @@ public enum TracePicture {
             svg.text("hinge published", x: at + 33, y: y, size: 12)
             at += 140
         }
-        svg.element("rect", ["x": .number(at), "y": .number(y - 11), "width": 24, "height": 12, "fill": "#000000",
-                             "fill-opacity": 0.07])
+        svg.element("rect", ["x": .number(at), "y": .number(y - 11), "width": 24, "height": 12, "fill": .text(Palette.flat),
+                             "fill-opacity": .number(Palette.flatOpacity)])
         svg.element("rect", ["x": .number(at), "y": .number(y - 11), "width": 24, "height": 12, "fill": "url(#flat-hatch)",
                              "stroke": "#999999", "stroke-width": 0.5])
         svg.text("lying flat", x: at + 29, y: y, size: 12)
@@ -123,7 +123,8 @@ public enum TracePicture {
         for r in runs {
             let left = x(r.start), width = max(x(r.end) - left, 0.5)
             svg.element("rect", ["class": "flat-band", "x": .number(left), "y": .number(top), "width": .number(width),
-                                 "height": .number(bottom - top), "fill": "#000000", "fill-opacity": 0.07])
+                                 "height": .number(bottom - top), "fill": .text(Palette.flat),
+                                 "fill-opacity": .number(Palette.flatOpacity)])
         }
         svg.close()
     }

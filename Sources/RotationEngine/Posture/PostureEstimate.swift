@@ -38,8 +38,8 @@ public struct PostureEstimate: Sendable {
     private var folded = false
     /// Since when the angle has stayed past `foldedEnter`, while not yet folded.
     private var pastFoldedSince: Double?
-    /// Where the angle in force was read from.
-    private var hingeSource = PostureReason.Source.accelerometers
+    /// Where the angle in force was read from: a hinge sensor, once one has been read, is the only source after.
+    private var hingeSource: PostureReason.Source { sensorRead ? .hingeSensor : .accelerometers }
     /// Why the posture published last was decided: kept on the side, never read by a decision.
     public private(set) var reason: PostureReason?
 
@@ -79,7 +79,6 @@ public struct PostureEstimate: Sendable {
         let firstAngle = hinge == nil
         if let sensor = s.hinge, sensor.isFinite {
             hinge = min(max(sensor, 0), 360)
-            hingeSource = .hingeSensor
             readable = true
             sensorRead = true
         } else if baseHere {
@@ -120,7 +119,6 @@ public struct PostureEstimate: Sendable {
         // A closed lid switch puts the hinge at the closed end whatever was read before.
         guard s.lidClosed == true || noSeamJump(angle, from: known, at: s.time) else { return }
         hinge = angle
-        hingeSource = .accelerometers
         side = angle
     }
 
