@@ -23,7 +23,7 @@ enum ArchiveCommand {
             throw Failure(description: "cannot run tar: \(output); install tar and gzip")
         }
         guard status == 0 else {
-            let said = output.trimmed(" \t\r\n")
+            let said = output.trimmed(" \t\n\r")
             throw Failure(description: "\(tar.text) failed with status \(status)" + (said.isEmpty ? "" : ": \(said)"))
         }
     }

@@ -119,8 +119,12 @@ final class FixConsole {
 }
 
 extension String {
-    /// The text without leading and trailing characters of `set`.
+    /// The text without leading and trailing Unicode scalars of `set` (scalars, so that "\r\n" is two of them).
     func trimmed(_ set: String) -> String {
-        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
+        let drop = Set(set.unicodeScalars)
+        var scalars = Substring(self).unicodeScalars
+        while let first = scalars.first, drop.contains(first) { scalars.removeFirst() }
+        while let last = scalars.last, drop.contains(last) { scalars.removeLast() }
+        return String(scalars)
     }
 }

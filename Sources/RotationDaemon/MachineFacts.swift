@@ -1,4 +1,5 @@
 import Glibc
+import RotationSensors
 import RotationSystem
 
 /// What a report says about the machine: what the hwdb matches a mount matrix on (the DMI modalias, or a device
@@ -13,13 +14,12 @@ struct MachineFacts {
     /// `uname`: system, release, version and machine.
     let kernel: String
 
-    /// Reads them from sysfs and `uname` under `root` (/ on a live system).
-    static func read(root: String = "") -> MachineFacts {
+    /// Reads them from sysfs and `uname`.
+    static func read() -> MachineFacts {
         func file(_ path: String) -> String? {
-            guard let text = try? TextFile.read(root + path) else { return nil }
             // Line ends, and the NUL that ends a device tree's last string.
-            let trimmed = String(text.reversed().drop { $0.isWhitespace || $0 == "\0" }.reversed())
-            return trimmed.isEmpty ? nil : trimmed
+            guard let text = (try? TextFile.read(path))?.trimmed(" \t\n\r\0"), !text.isEmpty else { return nil }
+            return text
         }
         let compatible = (file("/proc/device-tree/compatible") ?? "").split(separator: "\0").map(String.init)
         let product = [file("/sys/class/dmi/id/sys_vendor"), file("/sys/class/dmi/id/product_name")].compactMap { $0 }
@@ -28,7 +28,7 @@ struct MachineFacts {
         func field<T>(_ value: T) -> String {
             withUnsafeBytes(of: value) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         }
-        return MachineFacts(modalias: file("/sys/class/dmi/id/modalias"), compatible: compatible,
+        return MachineFacts(modalias: file(HwdbKey.dmiPath), compatible: compatible,
                             product: product.isEmpty ? nil : product.joined(separator: " "),
                             kernel: [field(u.sysname), field(u.release), field(u.version), field(u.machine)].joined(separator: " "))
     }

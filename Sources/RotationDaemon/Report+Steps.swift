@@ -120,10 +120,14 @@ extension Report {
     func pack(_ name: String, in parent: String, createdParent: Bool) -> Int32 {
         let dir = parent + "/" + name, archive = parent + "/" + name + ".tar.gz", picture = parent + "/" + name + ".svg"
         do {
-            try TextFile.write(try TextFile.read(dir + "/picture.svg"), to: picture)
             try ArchiveCommand.pack(name, in: parent, to: archive)
         } catch {
             Log.error("--report: \(error); the report's files are in \(dir)")
+            return 1
+        }
+        // Packed: the directory's picture moves out beside the archive (one file system: both are in `parent`).
+        if rename(dir + "/picture.svg", picture) != 0 {
+            Log.error("--report: cannot move \(dir)/picture.svg to \(picture): \(Errno.current); the report's files are in \(dir)")
             return 1
         }
         Self.discard(dir, parent: nil)
