@@ -2,8 +2,8 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
-import TestSupport
 #endif
+import TestSupport
 
 /// The package installed, removed and purged with dpkg in a scratch root, never on the machine itself.
 ///

@@ -163,8 +163,9 @@ extension DriverZooTests {
         let start = Self.playStart(r)
         let paced = try #require(r.results.output("stderr").first { $0.line.contains("one axis at a time while still") }?.at,
                                  "\(r.transcript)")
-        let still = max(start + 4, paced)...(start + trace.turnEnds[0] - 0.65 - 0.2)
-        #expect(still.upperBound - still.lowerBound >= 2, "the still pace began \(paced - start) s into the trace")
+        let from = max(start + 4, paced), to = start + trace.turnEnds[0] - 0.65 - 0.2
+        try #require(to - from >= 2, "the still pace began \(paced - start) s into the trace")
+        let still = from...to
         let reads = r.kernelReads.filter { $0.device == "iio:device0" && still.contains($0.at) }
         let span = still.upperBound - still.lowerBound
         let interval = SamplingPolicy.Configuration().slowInterval

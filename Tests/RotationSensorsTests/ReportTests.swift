@@ -120,9 +120,10 @@ struct ReportTests {
         }
         let samples = try TraceFormat.parse(try text(report, "trace.csv"))
         #expect(samples.count >= 8, "\(samples.count) samples")
+        let first = try #require(samples.first), last = try #require(samples.last)
         let states = try Self.states(report)
         #expect(!states.isEmpty)
-        #expect(states.allSatisfy { ($0["t"] as? Double).map { samples.first!.time...samples.last!.time ~= $0 } ?? false })
+        #expect(states.allSatisfy { ($0["t"] as? Double).map { first.time...last.time ~= $0 } ?? false })
         // What --replay prints for the trace, but for the cameras: the report's states carry those found, and the
         // camera recommended among them.
         let replayed = try ChildProcess.run(BuiltProducts.require("rotationd"), ["--replay", report + "/trace.csv"]).output()
@@ -132,7 +133,7 @@ struct ReportTests {
         }
         #expect(decisions(states) == decisions(replayed))
         let picture = try PictureReading(svg: text(report, "picture.svg"))
-        let problems = picture.mismatches(states: states, start: samples.first!.time)
+        let problems = picture.mismatches(states: states, start: first.time)
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         #expect(picture.marks.filter { $0.parts.contains("rotation") }.count == rotations(states).count)
     }

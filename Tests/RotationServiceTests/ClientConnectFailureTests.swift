@@ -36,7 +36,7 @@ struct ClientConnectFailureTests {
             close(fds[1])
         }
         stop.store(true, ordering: .relaxed)
-        _ = Poll.until(timeout: Tolerance.slowReply) { connector.isFinished }
+        #expect(Poll.until(timeout: Tolerance.slowReply) { connector.isFinished }, "the connector thread did not stop")
         #expect(attempts.load(ordering: .relaxed) > 0)
         #expect(broken == 0, "\(broken) of 20000 pipes lost a descriptor to the failing connection attempts")
     }
