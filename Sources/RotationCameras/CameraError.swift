@@ -25,7 +25,7 @@ public enum CameraError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .controls(let device, let operation, let e):
             var text = "cannot \(operation) \(device) to read its camera controls: \(e)"
-            if e == .permissionDenied || e == .notPermitted {
+            if e.isPermission {
                 text += " (run rotationd as the user rotationd, as its systemd service does, once udev has applied "
                     + "60-rotationd.rules to the device (udevadm trigger), or as root)"
             }
@@ -40,7 +40,7 @@ public enum CameraError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(device) is not listed: \(limit) cameras are listed already, the most a state carries"
         case .media(let device, let operation, let e):
             var text = "cannot \(operation) \(device): \(e)"
-            if e == .permissionDenied || e == .notPermitted { text += " (run rotationd as root, as its systemd service does)" }
+            if e.isPermission { text += " (run rotationd as root, as its systemd service does)" }
             return text + "; the capture nodes of the camera sensors it holds are not known"
         case .unpublishable(let device, let what, let value, let limit):
             return "\(device): its \(what) \"\(value.prefix(120))\" is not published (\(limit)); it is null on the wire"

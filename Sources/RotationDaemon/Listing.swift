@@ -114,8 +114,7 @@ enum Listing {
         let deadline = MonotonicClock.now() + listSamplingTime
         var diagnosis: ScaleDiagnosis?
         while MonotonicClock.now() < deadline {
-            var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
-            nanosleep(&pause, nil)
+            MonotonicClock.sleep(0.05)
             if let sensor = source.sensor {
                 let learned = engine.withLock { $0.learnedGravity }
                 diagnosis = ScaleDiagnosis(sensor: sensor, learned: learned, gravity: options.configuration.gravity)

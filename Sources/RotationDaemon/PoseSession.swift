@@ -86,8 +86,7 @@ struct PoseSession {
                 console.endLine()
                 throw .notHeld(pose: label, name: pose.name, seconds: Int(Self.patience), waitingFor: Self.waitingFor(phase))
             }
-            var pause = timespec(tv_sec: 0, tv_nsec: Int(Self.interval * 1e9))
-            nanosleep(&pause, nil)
+            MonotonicClock.sleep(Self.interval)
         }
     }
 

@@ -243,13 +243,7 @@ final class TabletModeSwitch: PublisherOutput, Sendable {
     }
 
     /// Sleeps `readGrace`: the device stays while the desktop reads its 0.
-    private static func waitForReaders() {
-        var left = timespec(tv_sec: Int(readGrace), tv_nsec: Int((readGrace - readGrace.rounded(.down)) * 1e9))
-        while true {
-            var asked = left
-            guard nanosleep(&asked, &left) != 0, errno == EINTR else { return }
-        }
-    }
+    private static func waitForReaders() { MonotonicClock.sleep(readGrace) }
 
     /// Unregisters the device (reading 0 by now) and declares it again, ready to be registered.
     private func withdraw(_ d: inout Device) -> TabletModeSwitchError? {

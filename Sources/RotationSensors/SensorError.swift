@@ -22,7 +22,7 @@ public enum SensorError: Error, Sendable, Hashable, CustomStringConvertible {
     /// trigger, buffer) and reading `/dev/iio:deviceN` need root, or the user rotationd once udev has applied
     /// `60-rotationd.rules` to the device, which is how the rotationd service runs.
     public static func sysfsFix(_ errno: Errno) -> String? {
-        errno == .permissionDenied || errno == .notPermitted ? accessFix : nil
+        errno.isPermission ? accessFix : nil
     }
 
     /// How to get access to a sensor or camera refused for lack of permission.
@@ -70,8 +70,8 @@ public enum SensorError: Error, Sendable, Hashable, CustomStringConvertible {
     /// True when retrying cannot help until the user acts (a permission problem).
     public var isPermission: Bool {
         switch self {
-        case .io(let e): return e.errno == .permissionDenied || e.errno == .notPermitted
-        case .buffer(_, _, let e), .events(_, _, let e): return e == .permissionDenied || e == .notPermitted
+        case .io(let e): return e.errno.isPermission
+        case .buffer(_, _, let e), .events(_, _, let e): return e.isPermission
         default: return false
         }
     }

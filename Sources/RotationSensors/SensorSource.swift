@@ -128,8 +128,7 @@ public final class SensorSource: @unchecked Sendable {
                 }
                 return
             }
-            var ts = timespec(tv_sec: 0, tv_nsec: 2_000_000)
-            nanosleep(&ts, nil)
+            MonotonicClock.sleep(0.002)
         }
         stopPipe.drain()
         self.onSample = onSample

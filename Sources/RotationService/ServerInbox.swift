@@ -1,5 +1,6 @@
 import Glibc
 import RotationProtocol
+import RotationSystem
 import Synchronization
 
 /// The hand-over from the inputs' threads to the socket server's: what is published, queued in order, and a
@@ -29,7 +30,7 @@ final class ServerInbox: Sendable {
     init() throws(ServiceError) {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw .system(operation: "create", path: "wake-up pipe", errno: .current) }
-        for fd in fds { SocketServer.makeNonBlocking(fd) }
+        for fd in fds { Descriptor.makeNonBlocking(fd) }
         wakeFD = fds[0]
         wakeWrite = Mutex(fds[1])
     }

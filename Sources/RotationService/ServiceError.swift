@@ -24,7 +24,7 @@ public enum ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .system(let op, let path, let e):
             var text = "cannot \(op) \(path): \(e)"
-            if e == .permissionDenied || e == .notPermitted { text += " (run as root, or choose a --socket path you may write)" }
+            if e.isPermission { text += " (run as root, or choose a --socket path you may write)" }
             if e == .noSuchFileOrDirectory { text += " (create the directory, or choose another --socket path)" }
             return text
         case .pathTooLong(let p):

@@ -71,12 +71,6 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         store.observeDurable { inbox.post(.durable($0)) }
     }
 
-    /// Makes `fd` non-blocking and closed on exec.
-    static func makeNonBlocking(_ fd: Int32) {
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    }
-
     /// How many clients are connected.
     public var clientCount: Int { connectedCount.load(ordering: .relaxed) }
 
@@ -234,15 +228,16 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
         for _ in 0..<SocketServer.acceptsPerPass {
             let fd = accept(listener.fd, nil, nil)
             if fd < 0 {
-                let e = errno
-                if e == EINTR || e == ECONNABORTED { continue }
-                if e == EAGAIN || e == EWOULDBLOCK { return }
-                if e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM {
-                    Log.warning("cannot accept a client: \(Errno(rawValue: e)); pausing new connections briefly (raise LimitNOFILE= if this repeats)")
+                let e = Errno.current
+                if e == .interrupted || e == .connectionAborted { continue }
+                // EWOULDBLOCK is EAGAIN on Linux.
+                if e == .wouldBlock { return }
+                if [.tooManyOpenFiles, .tooManyOpenFilesInSystem, .noBufferSpace, .noMemory].contains(e) {
+                    Log.warning("cannot accept a client: \(e); pausing new connections briefly (raise LimitNOFILE= if this repeats)")
                     listenerPaused = true
                     return
                 }
-                Log.warning("cannot accept a client: \(Errno(rawValue: e))")
+                Log.warning("cannot accept a client: \(e)")
                 return
             }
             if clients.count >= limits.maxClients {
@@ -253,7 +248,7 @@ public final class SocketServer: PublisherOutput, @unchecked Sendable {
             // carries the latest state, not one a change has already replaced (a client connecting just
             // after the service went idle would otherwise be told the rotation from before).
             drainInbox()
-            SocketServer.makeNonBlocking(fd)
+            Descriptor.makeNonBlocking(fd)
             var size = limits.sendBuffer
             _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             let cred = PeerCredentials.of(fd)

@@ -18,6 +18,10 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     /// The system's text for the number, such as "No such file or directory".
     public var description: String { String(cString: strerror(rawValue)) }
 
+    /// Whether the system refused for want of a right: EACCES (a file's mode or ACL) or EPERM (a capability, or a
+    /// policy such as a sandbox's).
+    public var isPermission: Bool { self == .permissionDenied || self == .notPermitted }
+
     /// EPERM: the operation is not permitted.
     public static let notPermitted = Errno(rawValue: EPERM)
     /// ENOENT: no such file or directory.
@@ -62,6 +66,4 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let timedOut = Errno(rawValue: ETIMEDOUT)
     /// ECONNREFUSED: nobody accepts connections there.
     public static let connectionRefused = Errno(rawValue: ECONNREFUSED)
-    /// ECANCELED: the operation was cancelled.
-    public static let canceled = Errno(rawValue: ECANCELED)
 }

@@ -12,10 +12,7 @@ public final class WakePipe: @unchecked Sendable {
     public init() {
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            }
+            for fd in fds { Descriptor.makeNonBlocking(fd) }
         } else {
             fds = [-1, -1]
         }

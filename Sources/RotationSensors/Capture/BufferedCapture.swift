@@ -62,7 +62,7 @@ final class BufferedCapture {
             let pace = self.pace(still: still)
             if !first {
                 sensor.setFrequencies(pace.hz)
-                Log.write(.debug, "\(accel.id): the device \(still ? "is still" : "moves"): reading it at \(FrequencyPlan.text(pace.hz)) Hz, \(pace.batch == 1 ? "one sample" : "\(pace.batch) samples") per wake-up")
+                Log.debug("\(accel.id): the device \(still ? "is still" : "moves"): reading it at \(FrequencyPlan.text(pace.hz)) Hz, \(pace.batch == 1 ? "one sample" : "\(pace.batch) samples") per wake-up")
             }
             let streams: BatchReader.Streams
             switch open(pace, still: still, gyroBuffered: gyroBuffered) {
@@ -170,7 +170,7 @@ final class BufferedCapture {
     private func refused(_ id: String, _ e: Errno, enabled: [OpaquePointer]) -> SensorCapture.Outcome {
         if !IIOContext.isPresent(id) { return .failed(.gone(device: id)) }
         let rate = sensor.rate
-        if e == .permissionDenied || e == .notPermitted {
+        if e.isPermission {
             // Enabling a buffer writes its sysfs controls and opens /dev/iio:deviceN; libiio only says EACCES:
             // name the file it was refused.
             let cause = deniedBufferFile(id, enabled).map { "\($0)" }
@@ -195,7 +195,7 @@ final class BufferedCapture {
         }
         for (path, mode, operation) in files where access(path, mode) != 0 {
             let e = Errno.current
-            if e == .permissionDenied || e == .notPermitted || e == .readOnlyFileSystem {
+            if e.isPermission || e == .readOnlyFileSystem {
                 return SystemError(operation: operation, path: path, errno: e, fix: SensorError.sysfsFix(e))
             }
         }

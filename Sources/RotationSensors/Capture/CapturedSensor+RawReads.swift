@@ -26,7 +26,7 @@ extension CapturedSensor {
     /// sample to skip.
     private func refusedRead(_ sensor: SensorDescription, _ path: String, _ e: Errno) -> Reading {
         if !IIOContext.isPresent(sensor.id) { return .failed(.gone(device: sensor.id)) }
-        if e == .permissionDenied || e == .notPermitted {
+        if e.isPermission {
             return .failed(.io(SystemError(operation: "read", path: path, errno: e, fix: SensorError.sysfsFix(e))))
         }
         if e == .busy {

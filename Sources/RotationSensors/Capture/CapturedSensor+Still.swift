@@ -30,7 +30,7 @@ extension CapturedSensor {
             if sample.base == nil { sample.base = b }
             if sample.hinge == nil { sample.hinge = h }
             deliver(sample)
-            Log.write(.debug, "\(accel.id): the fold moved while the display was still: reading it at \(FrequencyPlan.text(rate)) Hz")
+            Log.debug("\(accel.id): the fold moved while the display was still: reading it at \(FrequencyPlan.text(rate)) Hz")
             return .moved
         }
     }

@@ -94,7 +94,7 @@ struct PolledCapture {
         if (still > 0) != schedule.slow {
             schedule.slow = still > 0
             if schedule.slow { sensor.gyroBuffer?.close() } else { sensor.gyroBuffer?.open() }
-            Log.write(.debug, schedule.slow ? "\(id): the device is still: reading it every \(still) s"
+            Log.debug(schedule.slow ? "\(id): the device is still: reading it every \(still) s"
                                                  : "\(id): the device moves: reading it at \(sensor.rate) Hz")
         }
         let step = schedule.slow ? still : 1 / sensor.rate

@@ -56,7 +56,7 @@ final class BaseMotion {
         settings = sensor.settings
         frequencyFiles = [plan.attribute] + plan.linked
         id = base.id
-        Log.write(.debug, "\(base.id): the base is still too: watching for motion with its \(driver.driver) event (threshold \(threshold) at \(text) Hz)")
+        Log.debug("\(base.id): the base is still too: watching for motion with its \(driver.driver) event (threshold \(threshold) at \(text) Hz)")
     }
 
     /// Writes 0 to the event's enables and puts the sampling frequency back (the base's raw readings are fresher at

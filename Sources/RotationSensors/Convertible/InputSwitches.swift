@@ -52,7 +52,7 @@ final class InputSwitches {
         let fd = open(s.node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             let e = Errno.current
-            let fix = e == .permissionDenied || e == .notPermitted
+            let fix = e.isPermission
                 ? "the group rotationd reads a switch's node once udev has applied 60-rotationd.rules to it (udevadm trigger), or run as root"
                 : nil
             let err = SystemError(operation: "open", path: s.node, errno: e, fix: fix)

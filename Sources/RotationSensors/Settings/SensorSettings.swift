@@ -71,7 +71,7 @@ final class SensorSettings {
         case .busy:
             Log.once(.warning, "\(err): the device is busy (its driver claims it for a buffer or an event that runs); \(purpose)")
         default:
-            Log.once(err.errno == .permissionDenied || err.errno == .notPermitted ? .error : .warning, "\(err); \(purpose)")
+            Log.once(err.errno.isPermission ? .error : .warning, "\(err); \(purpose)")
         }
         return false
     }

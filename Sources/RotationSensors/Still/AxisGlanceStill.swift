@@ -13,7 +13,7 @@ struct AxisGlanceStill: StillMode {
     /// Glances until the device moves or the capture ends.
     func runWhileStill(takeOne: () -> CapturedSensor.Taken) -> SensorCapture.StillEnd {
         let accel = sensor.accel, source = sensor.source
-        Log.write(.debug, "\(accel.id): the device is still: reading one axis every \(source.readInterval) s (a raw read sleeps in the driver)")
+        Log.debug("\(accel.id): the device is still: reading one axis every \(source.readInterval) s (a raw read sleeps in the driver)")
         var next = MonotonicClock.now()
         while true {
             next = max(next + source.readInterval, MonotonicClock.now())
@@ -43,7 +43,7 @@ struct AxisGlanceStill: StillMode {
                 }
                 sensor.deliver(sample)
                 if source.stopRequested { return .ended(.stopped) }
-                Log.write(.debug, "\(accel.id): the device moves: reading it at \(sensor.rate) Hz")
+                Log.debug("\(accel.id): the device moves: reading it at \(sensor.rate) Hz")
                 return .moved
             }
         }

@@ -113,7 +113,7 @@ struct HysteresisStill: StillMode {
             settings.write(sensor.dev, accel.id, HysteresisStill.file, original, purpose: "its hysteresis stays at \(band)")
         }
         // The sensor is at the full rate's frequency: the still spell starts from the full pace.
-        Log.write(.debug, "\(accel.id): the device is still: the hub reports only a change over \(band) (\(HysteresisStill.file)), reading it every \(FrequencyPlan.text(HysteresisStill.safetyInterval)) s in case its reports stop")
+        Log.debug("\(accel.id): the device is still: the hub reports only a change over \(band) (\(HysteresisStill.file)), reading it every \(FrequencyPlan.text(HysteresisStill.safetyInterval)) s in case its reports stop")
         // The buffer is released when `listen` returns, before the hysteresis is put back: nothing is written to
         // the device while its buffer runs.
         return listen(takeOne: takeOne)
@@ -198,7 +198,7 @@ struct HysteresisStill: StillMode {
         guard let (sample, timing) = report else { return nil }
         if sensor.departs(sample) {
             sensor.deliver(sample, timing: timing)
-            Log.write(.debug, "\(accel.id): the hub reported a change: reading it at \(FrequencyPlan.text(sensor.rate)) Hz")
+            Log.debug("\(accel.id): the hub reported a change: reading it at \(FrequencyPlan.text(sensor.rate)) Hz")
             return source.stopRequested ? .ended(.stopped) : .moved
         }
         guard reports.ignored(sample.acceleration, at: woke, band: band) else { return nil }

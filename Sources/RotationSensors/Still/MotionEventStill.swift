@@ -77,7 +77,7 @@ final class MotionEventStill: StillMode {
             sensor.resumeFrequencies()
             return false
         }
-        Log.write(.debug, "\(accel.id): the device is still: watching for motion with its \(armed.driver.driver) event (threshold \(threshold) at \(FrequencyPlan.text(hz)) Hz), reading it every \(FrequencyPlan.text(c.motionSafetyInterval)) s in case an event is lost")
+        Log.debug("\(accel.id): the device is still: watching for motion with its \(armed.driver.driver) event (threshold \(threshold) at \(FrequencyPlan.text(hz)) Hz), reading it every \(FrequencyPlan.text(c.motionSafetyInterval)) s in case an event is lost")
         return true
     }
 
@@ -111,7 +111,7 @@ final class MotionEventStill: StillMode {
                 if source.woke(accel.id, resumeReadable: true) { return .moved }
             case .motion:
                 source.findings.setMotionEventsWork(sensor.findingsKey, true)
-                Log.write(.debug, "\(accel.id): the sensor reported motion: reading it at \(FrequencyPlan.text(sensor.rate)) Hz")
+                Log.debug("\(accel.id): the sensor reported motion: reading it at \(FrequencyPlan.text(sensor.rate)) Hz")
                 return .moved
             case .failed(let error):
                 if !IIOContext.isPresent(accel.id) { return .ended(.failed(.gone(device: accel.id))) }
@@ -190,7 +190,7 @@ final class MotionEventStill: StillMode {
         if source.stopRequested { return .ended(.stopped) }
         let lost = source.findings.noteLostEvent(sensor.findingsKey)
         if source.findings.motionEventsWork(sensor.findingsKey) == true && lost < MotionEventStill.lossesTolerated {
-            Log.write(.debug, "\(accel.id): the device moved and no motion event said so: an event was lost; arming it again")
+            Log.debug("\(accel.id): the device moved and no motion event said so: an event was lost; arming it again")
         } else if source.findings.motionEventsWork(sensor.findingsKey) == true {
             source.findings.setMotionEventsWork(sensor.findingsKey, false)
             Log.once(.warning, "\(accel.id) (\(accel.name)): the device moved \(lost) times in a row and its \(armed.driver.driver) motion event (\(sensor.accelFiles.path("events/" + armed.driver.enable[0]))) did not report it, though armed again each time: its events are lost too often to rely on; reading it at the still pace while still from now on")

@@ -1,5 +1,6 @@
 import Glibc
 import CIIOEvents
+import RotationSystem
 
 /// The event descriptor of one IIO device: what `IIO_GET_EVENT_FD_IOCTL` on `/dev/iio:deviceN` hands out, and the
 /// events read from it.
@@ -37,8 +38,7 @@ final class MotionEventStream {
         defer { close(node) }
         let fd = rotationd_iio_event_fd(node)
         guard fd >= 0 else { throw .events(device: id, operation: "get (IIO_GET_EVENT_FD_IOCTL)", errno: .current) }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        Descriptor.makeNonBlocking(fd)
         self.fd = fd
     }
 
