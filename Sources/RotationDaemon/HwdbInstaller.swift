@@ -46,11 +46,7 @@ struct HwdbInstaller {
     /// Writes `text` as the file, atomically (`AtomicFile`, mode 0644), creating its directories. The file is in
     /// place once renamed: a directory that cannot be synced afterwards is no failure.
     func write(_ text: String) throws(MountFixError) {
-        var made = ""
-        for part in directory.split(separator: "/") {
-            made += "/" + part
-            if mkdir(made, 0o755) != 0 && errno != EEXIST { throw .write(Self.failure("create the directory", made, .current)) }
-        }
+        do { try Directory.make(directory) } catch { throw .write(Self.failure("create the directory", error.path, error.errno)) }
         do { try AtomicFile.write(Array(text.utf8), name: HwdbFile.name, in: directory, mode: 0o644) } catch {
             switch error.step {
             case .create: throw .write(Self.failure("create a file in", directory, error.errno))

@@ -83,7 +83,7 @@ public final class SettingsJournal {
         if fd >= 0 { return true }
         if failed { return false }
         let dir = String(path[..<path.lastIndex(of: "/")!])
-        SettingsJournal.makeDirectories(dir)
+        try? Directory.make(dir)  // an open that then fails says why
         fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             warnOnce(SystemError(operation: "open", path: path, errno: .current))
@@ -97,14 +97,6 @@ public final class SettingsJournal {
 
     private func warnOnce(_ error: SystemError) {
         Log.once(.warning, "\(error): \(loss) (give the service a writable runtime directory: RuntimeDirectory=rotationd/sensors)")
-    }
-
-    private static func makeDirectories(_ dir: String) {
-        var partial = ""
-        for part in dir.split(separator: "/") {
-            partial += "/" + part
-            _ = mkdir(partial, 0o755)
-        }
     }
 
     /// The records of `kind` of processes that ended without putting their changes back, each file locked while it
