@@ -9,7 +9,7 @@ import RotationProtocol
 /// checked.
 @Suite("rotationd --report")
 struct ReportTests {
-    static let rightUp: [String: DriverJSON] = ["in_accel_x_raw": 8, "in_accel_y_raw": 521, "in_accel_z_raw": -67]
+    static let rightUp = LiveSensorTests.onda
     static let bottomUp: [String: DriverJSON] = ["in_accel_x_raw": -523, "in_accel_y_raw": 0, "in_accel_z_raw": 5]
     static let devices = ["polled.umockdev", "dmi.umockdev", "camera-webcam.umockdev"]
     /// A count of the seconds left that says a second of samples (50 or more at 50 Hz) is recorded: the first
@@ -19,8 +19,8 @@ struct ReportTests {
 
     @Test("recorded directly while the device is turned twice: every member present and sensible, the picture agreeing with the states")
     func directReport() async throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scratch = try ScratchDirectory(prefix: "rotationd-report-test-"), dir = scratch.path
+        defer { withExtendedLifetime(scratch) {} }
         let r = try await Testbed.run(devices: Self.devices, steps: [
             .start,
             .wait(.stdout("^recording for 6 s: ", within: Tolerance.listing)),
@@ -49,8 +49,8 @@ struct ReportTests {
 
     @Test("recorded through a running service while a trace turns the device: the service's raw samples, its hello and states kept beside")
     func reportThroughTheService() async throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scratch = try ScratchDirectory(prefix: "rotationd-report-test-"), dir = scratch.path
+        defer { withExtendedLifetime(scratch) {} }
         let socket = Testbed.socketPath("report")
         let trace = try Self.turnsTrace(in: dir)
         let rotationd = try BuiltProducts.require("rotationd")
@@ -84,8 +84,8 @@ struct ReportTests {
 
     @Test("a stop signal while recording ends the recording early, and the report is written with what was recorded")
     func stoppedEarly() async throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scratch = try ScratchDirectory(prefix: "rotationd-report-test-"), dir = scratch.path
+        defer { withExtendedLifetime(scratch) {} }
         let r = try await Testbed.run(devices: Self.devices, steps: [
             .start,
             .wait(.stdout("^recording for 60 s: ", within: Tolerance.listing)),
@@ -127,7 +127,7 @@ struct ReportTests {
         // What --replay prints for the trace, but for the cameras: the report's states carry those found, and the
         // camera recommended among them.
         let replayed = try ChildProcess.run(BuiltProducts.require("rotationd"), ["--replay", report + "/trace.csv"]).output()
-            .split(separator: "\n").compactMap { object(String($0)) }
+            .split(separator: "\n").compactMap { Testbed.Result.object(String($0)) }
         func decisions(_ s: [[String: Any]]) -> [String] {
             s.map { o in o.filter { $0.key != "cameras" && $0.key != "preferred" }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
         }
@@ -149,7 +149,7 @@ struct ReportTests {
         for line in lines {
             guard case .state? = ServerMessage.decode(line) else { Issue.record("not a state: \(line)"); continue }
         }
-        return lines.compactMap(object)
+        return lines.compactMap(Testbed.Result.object)
     }
 
     /// The rotations published, in order, each change once.
@@ -157,10 +157,6 @@ struct ReportTests {
         var out: [Int] = []
         for s in states { if let r = s["rotation"] as? Int, r != out.last { out.append(r) } }
         return out
-    }
-
-    static func object(_ line: String) -> [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
     }
 
     /// Unpacks `archive` with tar into `dir`; returns the report's directory, the archive's one top directory.
@@ -172,13 +168,6 @@ struct ReportTests {
         let top = try FileManager.default.contentsOfDirectory(atPath: into)
         #expect(top == [String((archive as NSString).lastPathComponent.dropLast(".tar.gz".count))], "\(top)")
         return into + "/" + (top.first ?? "")
-    }
-
-    /// A scratch directory for the report (and its archive's unpacking).
-    static func scratch() throws -> String {
-        let dir = "/tmp/rotationd-report-test-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
     }
 
     /// A trace in the polled accelerometer's raw frame (its matrix swaps x and y and turns both): upright for
