@@ -2,19 +2,9 @@ import Testing
 @testable import RotationEngine
 import RotationProtocol
 
-/// Every change the engine publishes with the reason it records beside it.
-private func changes(_ samples: [Sample], _ configuration: EngineConfiguration = .default)
-    -> [(time: Double, state: DeviceState, reason: ChangeReason)] {
-    var engine = OrientationEngine(configuration: configuration)
-    var out: [(time: Double, state: DeviceState, reason: ChangeReason)] = []
-    for s in samples {
-        if let state = engine.process(s) { out.append((s.time, state, engine.reason)) }
-    }
-    return out
-}
 
 /// The rotation changes among `changes`, with their reasons.
-private func rotations(_ changes: [(time: Double, state: DeviceState, reason: ChangeReason)])
+private func rotations(_ changes: [Published])
     -> [(time: Double, rotation: Rotation?, reason: RotationReason?)] {
     var last: Rotation?
     var out: [(time: Double, rotation: Rotation?, reason: RotationReason?)] = []
@@ -38,7 +28,7 @@ struct ChangeReasonTests {
 
     @Test("the first decision is the first, with nothing that proposed it, let through once the device settled")
     func firstDecision() throws {
-        let first = try #require(rotations(changes(Self.quarterTurn(over: 0.6))).first)
+        let first = try #require(rotations(replay(Self.quarterTurn(over: 0.6))).first)
         #expect(first.rotation == .normal)
         let reason = try #require(first.reason)
         #expect(reason.isFirst && reason.proposedBy == nil && reason.proposedAt == nil)
@@ -47,7 +37,7 @@ struct ChangeReasonTests {
 
     @Test("a quarter turn is proposed by the diagonal, waits on a rule, and is let through where it brakes or settles")
     func quarterTurnReason() throws {
-        let turned = try #require(rotations(changes(Self.quarterTurn(over: 0.6))).last)
+        let turned = try #require(rotations(replay(Self.quarterTurn(over: 0.6))).last)
         #expect(turned.rotation == .leftUp)
         let reason = try #require(turned.reason)
         #expect(reason.proposedBy == .diagonalHysteresis)
@@ -63,10 +53,10 @@ struct ChangeReasonTests {
     @Test("a turn that brakes into its quadrant is let through by turnEnding; with that rule off, by settled, later")
     func turnEndingNamed() throws {
         let samples = Self.quarterTurn(over: 0.4)
-        let with = try #require(rotations(changes(samples)).last)
+        let with = try #require(rotations(replay(samples)).last)
         var off = EngineConfiguration.default
         off.disabledRules = [.turnEnding]
-        let without = try #require(rotations(changes(samples, off)).last)
+        let without = try #require(rotations(replay(samples, configuration: off)).last)
         #expect(with.reason?.passedBy == .turnEnding && with.reason?.rule == .turnEnding)
         #expect(without.reason?.passedBy == .settled && without.reason?.rule != .turnEnding)
         #expect(without.time > with.time)
@@ -80,7 +70,7 @@ struct ChangeReasonTests {
         trace.hold(1)
         trace.tilt(to: 20, over: 0.8)
         trace.hold(1)
-        let flatChanges = changes(trace.samples).filter { $0.reason.flat != nil }
+        let flatChanges = replay(trace.samples).filter { $0.reason.flat != nil }
         #expect(flatChanges.map(\.state.flat) == [true, false])
         #expect(flatChanges.map(\.reason.flat) == [.flatEnterAngle, .flatExitAngle])
         #expect(flatChanges.allSatisfy { $0.reason.rotation == nil })
@@ -92,7 +82,7 @@ struct ChangeReasonTests {
         trace.hold(1)
         trace.tilt(to: 40, over: 0.8)
         trace.hold(1)
-        let all = changes(trace.samples)
+        let all = replay(trace.samples)
         #expect(all.count == 2, "\(all.map(\.state))")
         #expect(all.last?.state.tilt == .tiltedUp)
         #expect(all.last?.reason == ChangeReason())
@@ -107,7 +97,7 @@ struct ChangeReasonTests {
         plain.hold(1)
         let offset = (samples.last?.time ?? 0) + 0.02
         samples += plain.samples.map { var s = $0; s.time += offset; return s }
-        let all = changes(samples)
+        let all = replay(samples)
         #expect(all.first?.state.inputs == .accelGyro && all.first?.reason.inputs == nil)
         let inputChanges = all.filter { $0.reason.inputs != nil }
         #expect(inputChanges.map(\.state.inputs) == [.accel])
@@ -124,7 +114,7 @@ struct ChangeReasonTests {
         trace.hold(1.5)
         trace.move(to: 110, over: 2)
         trace.hold(1.5)
-        let postures = changes(trace.samples).filter { $0.reason.posture != nil }
+        let postures = replay(trace.samples).filter { $0.reason.posture != nil }
         // The base lies face up: folded past flat, the display leans back with its top down, a tent, until it
         // rises past upright on the way back (a stand).
         #expect(postures.map(\.state.fold.posture) == [.laptop, .tent, .tablet, .tent, .stand, .laptop])
@@ -139,7 +129,7 @@ struct ChangeReasonTests {
         trace.hold(1)
         trace.lidClosed = true
         trace.hold(1)
-        let postures = changes(trace.samples).filter { $0.reason.posture != nil }
+        let postures = replay(trace.samples).filter { $0.reason.posture != nil }
         #expect(postures.map(\.state.fold.posture) == [.laptop, .closed])
         #expect(postures.map(\.reason.posture) == [PostureReason(source: .hingeSensor, rule: .closedLeave),
                                                    PostureReason(source: .switches, rule: .lidSwitch)])

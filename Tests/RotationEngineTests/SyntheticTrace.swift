@@ -171,10 +171,11 @@ struct SyntheticTrace {
     }
 }
 
-/// One published change.
+/// One published change, and the reason the engine recorded beside it.
 struct Published {
     var time: Double
     var state: DeviceState
+    var reason = ChangeReason()
 }
 
 /// Feeds `samples` to a fresh engine and returns every published change.
@@ -182,7 +183,7 @@ func replay(_ samples: [Sample], configuration: EngineConfiguration = .default) 
     var engine = OrientationEngine(configuration: configuration)
     var out: [Published] = []
     for s in samples {
-        if let state = engine.process(s) { out.append(Published(time: s.time, state: state)) }
+        if let state = engine.process(s) { out.append(Published(time: s.time, state: state, reason: engine.reason)) }
     }
     return out
 }
