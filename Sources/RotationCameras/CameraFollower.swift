@@ -52,19 +52,18 @@ public final class CameraFollower: @unchecked Sendable {
 
         init(onChange: @escaping (CameraInventory) -> Void) { self.onChange = onChange }
 
-        /// The first look, with the monitor listening already; `.idle` when udev cannot be read or watched.
-        func begin(_ monitor: UDevMonitor) -> UDevFollower.Next {
+        /// The first look, with the monitor listening already (when udev can be watched).
+        func begin(_ monitor: UDevMonitor) {
             guard let udev = monitor.udev else {
                 var inventory = CameraInventory()
                 inventory.problems.append(.udev(what: "read udev's device database"))
                 onChange(inventory)
-                return .idle
+                return
             }
             let noMonitor: CameraError? = monitor.isListening ? nil : .udev(what: "watch udev for cameras being added or removed")
             for (path, finding) in CameraDiscovery.enumerate(udev) { known[path] = finding }
             last = CameraDiscovery.assemble(Array(known.values), udev: udev, extra: noMonitor)
             onChange(last)
-            return monitor.isListening ? .follow : .idle
         }
 
         /// Describes again the devices named in `events`, handled in the order they came (a removal right after an

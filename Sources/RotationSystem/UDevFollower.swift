@@ -8,14 +8,6 @@ import Glibc
 /// listening before the first; `start` and `stop` may be called from any thread but the follower's own. After
 /// `stop()` returns, no closure runs again.
 public final class UDevFollower: @unchecked Sendable {
-    /// How the thread goes on after the first look.
-    public enum Next {
-        /// Follow the events.
-        case follow
-        /// Wait for `stop()` only: there is nothing to follow.
-        case idle
-    }
-
     private let name: String
     private let matching: [UDevMonitor.Match]
     private let stopPipe = WakePipe()
@@ -32,11 +24,11 @@ public final class UDevFollower: @unchecked Sendable {
     /// Whether the thread runs.
     public var isRunning: Bool { thread != nil }
 
-    /// Starts the thread, which makes the monitor, calls `begin` with it (the first look), and then, unless
-    /// `begin` says `.idle` or the monitor is not listening, `onEvents` with the monitor and each batch of events,
-    /// in the order udev sent them. `onFailure` is called once if `poll()` fails, after which the thread waits for
+    /// Starts the thread, which makes the monitor, calls `begin` with it (the first look), and then, when the
+    /// monitor is listening, `onEvents` with the monitor and each batch of events, in the order udev sent them; a
+    /// monitor that is not listening (no udev, or no netlink socket) leaves the thread waiting for the stop. `onFailure` is called once if `poll()` fails, after which the thread waits for
     /// the stop. Does nothing if already started; throws when no stop pipe or thread could be made.
-    public func start(begin: @escaping (UDevMonitor) -> Next,
+    public func start(begin: @escaping (UDevMonitor) -> Void,
                       onEvents: @escaping (UDevMonitor, [UDevMonitor.Event]) -> Void,
                       onFailure: @escaping (Errno) -> Void = { _ in }) throws(Errno) {
         guard thread == nil else { return }
@@ -57,11 +49,11 @@ public final class UDevFollower: @unchecked Sendable {
 
     /// One run of the thread, with its owner's closures.
     private final class Run: @unchecked Sendable {
-        let begin: (UDevMonitor) -> Next
+        let begin: (UDevMonitor) -> Void
         let onEvents: (UDevMonitor, [UDevMonitor.Event]) -> Void
         let onFailure: (Errno) -> Void
 
-        init(begin: @escaping (UDevMonitor) -> Next, onEvents: @escaping (UDevMonitor, [UDevMonitor.Event]) -> Void,
+        init(begin: @escaping (UDevMonitor) -> Void, onEvents: @escaping (UDevMonitor, [UDevMonitor.Event]) -> Void,
              onFailure: @escaping (Errno) -> Void) {
             self.begin = begin
             self.onEvents = onEvents
@@ -71,7 +63,8 @@ public final class UDevFollower: @unchecked Sendable {
         func follow(_ matching: [UDevMonitor.Match], stop: WakePipe) {
             // Listening before the first look, so that nothing in between is missed.
             let monitor = UDevMonitor(matching: matching)
-            guard begin(monitor) == .follow, monitor.isListening else {
+            begin(monitor)
+            guard monitor.isListening else {
                 stop.waitForSignal()
                 return
             }

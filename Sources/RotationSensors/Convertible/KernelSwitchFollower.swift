@@ -35,7 +35,6 @@ public final class KernelSwitchFollower: @unchecked Sendable {
             try follower.start(begin: { _ in
                 last = KernelSwitchFollower.kernelSwitch()
                 onChange(last)
-                return .follow
             }, onEvents: { monitor, _ in
                 let now = KernelSwitchFollower.kernelSwitch(leavingOut: monitor.removed)
                 // The same node is the same switch, whatever its name read while it was being set up.
