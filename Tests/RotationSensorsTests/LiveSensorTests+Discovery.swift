@@ -91,7 +91,7 @@ extension LiveSensorTests {
         #expect(abs(last[4] - -0.05) < 1e-6 && abs(last[5] - 0.04) < 1e-6 && abs(last[6] - 0.06) < 1e-6, "\(last)")
         // The accelerometer went through the udev matrix: right edge up reads about (−g, 0, 0).
         #expect(abs(last[1] - -521 * 0.019163) < 1e-4, "\(last)")
-        let list = try await Testbed.run(devices: ["imu-buffered.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: Tolerance.listing))], arguments: ["--list"])
+        let list = try await Self.listed("imu-buffered.umockdev")
         #expect(list.stdout.contains("  mount matrix: 0, -1, 0; -1, 0, 0; 0, 0, 1 (from the accelerometer's, udev ACCEL_MOUNT_MATRIX)"),
                 "\(list.transcript)")
     }

@@ -24,7 +24,7 @@ struct WrongScaleTests {
         #expect(reports == ["rotationd: warning: iio:device0: 1 g reads 256.2 (26.12 × 9.807 m/s²): the driver has no in_accel_scale, so the readings are raw counts; rotations are still decided, but programs that trust the scale read 26.12 g at rest; the driver should report a scale of about 0.03828"]
                 || (reports.count == 1 && reports[0].contains("the driver has no in_accel_scale") && reports[0].contains(" (26.1")),
                 "\(r.transcript)")
-        let list = try await Testbed.run(devices: ["noscale.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: Tolerance.listing))], arguments: ["--list"])
+        let list = try await LiveSensorTests.listed("noscale.umockdev")
         #expect(list.stdout.contains { $0.hasPrefix("  at rest: iio:device0: 1 g reads 256") && $0.contains("raw counts") }, "\(list.transcript)")
     }
 
@@ -40,7 +40,7 @@ struct WrongScaleTests {
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(r.rotations == [270, 90], "\(r.transcript)")
         #expect(r.stderr.filter { $0.contains("is probably wrong") }.count == 1, "\(r.transcript)")
-        let list = try await Testbed.run(devices: ["smallscale.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: Tolerance.listing))], arguments: ["--list"])
+        let list = try await LiveSensorTests.listed("smallscale.umockdev")
         #expect(list.stdout.contains { $0.hasPrefix("  at rest: iio:device0: 1 g reads 0.98") && $0.contains("in_accel_scale (0.000958) is probably wrong by a factor of 0.09") },
                 "\(list.transcript)")
     }
@@ -55,7 +55,7 @@ struct WrongScaleTests {
         ], arguments: ["--print", "--verbose"])
         #expect(r.failure == nil && r.status == 0, "\(r.transcript)")
         #expect(!r.stderr.contains { $0.contains("probably wrong") || $0.contains("raw counts") }, "\(r.transcript)")
-        let list = try await Testbed.run(devices: ["polled.umockdev"], steps: [.start, .wait(.stdout("^  at rest: ", within: Tolerance.listing))], arguments: ["--list"])
+        let list = try await LiveSensorTests.listed("polled.umockdev")
         #expect(list.stdout.contains { $0.hasPrefix("  at rest: iio:device0: 1 g reads 10.0") && $0.hasSuffix("the scale is right") }, "\(list.transcript)")
     }
 }
